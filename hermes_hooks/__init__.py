@@ -1,0 +1,65 @@
+"""hermes-hooks: the four hook systems of an AI agent behind one pluggy manager.
+
+Public names (see ``design.md``)::
+
+    hermes_hooks.hookimpl       the pluggy marker for plugin authors
+    hermes_hooks.load(...)      build the Hooks of a Hermes home
+    hermes_hooks.Hooks          the typed facade
+    hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
+
+Importing the package stays light: the CLI, httpx and the adapters load when used.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from hermes_hooks.hookspecs import PROJECT_NAME, VALID_HOOKS
+from hermes_hooks.types import (
+    DecisionRecord,
+    DispatchDecision,
+    ErrorClassification,
+    FailoverReason,
+    ToolDecision,
+    TranscriptionRequest,
+    VerifyDirective,
+)
+
+if TYPE_CHECKING:
+    from hermes_hooks._loader import load
+    from hermes_hooks.hooks import Hooks
+
+__all__ = [
+    "VALID_HOOKS",
+    "DecisionRecord",
+    "DispatchDecision",
+    "ErrorClassification",
+    "FailoverReason",
+    "Hooks",
+    "ToolDecision",
+    "TranscriptionRequest",
+    "VerifyDirective",
+    "__version__",
+    "hookimpl",
+    "load",
+]
+
+__version__ = "0.1.0"
+
+#: Marks a function as an implementation of the catalogue hook of the same name.
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+def __getattr__(name: str) -> Any:
+    # The loader pulls in config parsing and the adapters: load it on first use.
+    if name == "load":
+        from hermes_hooks._loader import load
+
+        return load
+    if name == "Hooks":
+        from hermes_hooks.hooks import Hooks
+
+        return Hooks
+    raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")

@@ -1,0 +1,152 @@
+"""One registered callback, as the dispatcher sees it.
+
+Whatever its origin (a ``register_hook`` call, a pluggy hookimpl, a shell entry, an
+outbound target, a gateway handler), a callback becomes a :class:`Callback`: the
+function, who owns it, where it sorts, and which payload names it accepts (D-09).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from hermes_hooks._workers import BoundedRunner
+
+__all__ = ["Callback", "Group", "describe", "signature_problem"]
+
+
+class Group(enum.IntEnum):
+    """The order groups of D-19, in firing order."""
+
+    TRYFIRST = 0
+    PYTHON = 1
+    TRYLAST = 2
+    SHELL = 3
+    WEBHOOK = 4
+
+
+_SOURCE_OF_GROUP = {
+    Group.TRYFIRST: "python",
+    Group.PYTHON: "python",
+    Group.TRYLAST: "python",
+    Group.SHELL: "shell",
+    Group.WEBHOOK: "webhook",
+}
+
+
+def describe(function: Callable[..., Any]) -> str:
+    """A readable name for a callable: its qualified name, else its repr."""
+    return getattr(function, "__qualname__", None) or repr(function)
+
+
+def _accepted_names(function: Callable[..., Any]) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """Return (accepts_everything, declared names, required names) of ``function``.
+
+    A callable that takes ``**kwargs`` or cannot be inspected gets the whole payload.
+    """
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return True, (), ()
+    names: list[str] = []
+    required: list[str] = []
+    for param in signature.parameters.values():
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            return True, (), tuple(required)
+        if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.POSITIONAL_ONLY):
+            continue
+        names.append(param.name)
+        if param.default is inspect.Parameter.empty:
+            required.append(param.name)
+    return False, tuple(names), tuple(required)
+
+
+def signature_problem(function: Callable[..., Any], fields: frozenset[str]) -> str | None:
+    """Explain why ``function`` can never be called with a payload of ``fields``.
+
+    Only parameters that are required *and* never passed are a problem; a callback may
+    declare a catalogued field the host sometimes omits (that fails at call time, D-09).
+    """
+    if not callable(function):
+        return f"{function!r} is not callable"
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    unknown = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        and p.default is inspect.Parameter.empty
+        and p.name not in fields
+    ]
+    positional_only = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind is inspect.Parameter.POSITIONAL_ONLY and p.default is inspect.Parameter.empty
+    ]
+    if positional_only:
+        return (
+            f"positional-only parameter(s) {', '.join(positional_only)}: hooks are called "
+            "with keyword arguments only"
+        )
+    if unknown:
+        return (
+            f"required parameter(s) {', '.join(unknown)} are not payload fields of this "
+            "hook; accept **kwargs and read what you need"
+        )
+    return None
+
+
+class Callback:
+    """A callback in dispatch order, with the per-callback runtime state."""
+
+    __slots__ = (
+        "accepts_all",
+        "function",
+        "group",
+        "hook",
+        "is_async",
+        "name",
+        "names",
+        "owner",
+        "rank",
+        "runner",
+        "seq",
+        "source",
+    )
+
+    def __init__(
+        self,
+        hook: str,
+        function: Callable[..., Any],
+        *,
+        owner: str,
+        group: Group,
+        seq: int,
+        rank: int = 0,
+        source: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.hook = hook
+        self.function = function
+        self.owner = owner
+        self.group = group
+        self.seq = seq
+        self.rank = rank
+        self.source = source or _SOURCE_OF_GROUP[group]
+        self.name = name or f"{owner}:{describe(function)}"
+        self.accepts_all, self.names, _ = _accepted_names(function)
+        self.is_async = inspect.iscoroutinefunction(function)
+        # The bounded runner, created by the dispatcher on first bounded use.
+        self.runner: BoundedRunner | None = None
+
+    @property
+    def sort_key(self) -> tuple[int, int, int]:
+        """D-19 order: group, then plugin (or config list) rank, then registration order."""
+        return (int(self.group), self.rank, self.seq)
+
+    def __repr__(self) -> str:
+        return f"<Callback {self.name} on {self.hook} ({self.group.name.lower()})>"

@@ -1,0 +1,65 @@
+"""``load()``: build a :class:`~hermes_hooks.hooks.Hooks` from a Hermes home.
+
+The manager comes from here, never from import time: importing ``hermes_hooks`` loads
+no plugin.  Adapters run in :data:`~hermes_hooks.adapters.ADAPTERS` order, so Python
+plugins register before shell hooks and shell hooks before outbound webhooks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from typing import Any
+
+from hermes_hooks._manager import HookManager
+from hermes_hooks.adapters import ADAPTERS
+from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
+from hermes_hooks.hooks import Hooks
+
+__all__ = ["SURFACES", "load"]
+
+log = logging.getLogger("hermes_hooks")
+
+SURFACES = frozenset({"cli", "gateway"})
+
+
+def load(
+    home: str | os.PathLike[str] | None = None,
+    *,
+    surface: str = "cli",
+    accept_hooks: bool = False,
+    entry_points: bool = True,
+) -> Hooks:
+    """Load every hook system configured in ``home`` for ``surface``.
+
+    ``home`` defaults to ``$HERMES_HOME``, else ``~/.hermes``.  ``accept_hooks`` is
+    the ``--accept-hooks`` consent bypass for shell hooks.  ``entry_points=False``
+    skips installed plugin distributions (useful to test a home in isolation).
+    With ``HERMES_SAFE_MODE`` set nothing is loaded.
+    """
+    if surface not in SURFACES:
+        raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
+    root = resolve_home(home)
+    config = read_config(root)
+    settings = Settings.from_config(config, str(root / "config.yaml"))
+    hooks = Hooks(
+        HookManager(),
+        home=root,
+        surface=surface,
+        settings=settings,
+        config=config,
+        accept_hooks=accept_hooks,
+    )
+    if safe_mode():
+        log.info("HERMES_SAFE_MODE set — no plugin, shell hook, webhook or gateway hook loaded")
+        return hooks
+    options: dict[str, Any] = {"entry_points": entry_points}
+    for name, module_name, surfaces in ADAPTERS:
+        if surface not in surfaces:
+            continue
+        module = importlib.import_module(module_name)
+        hooks.sources[name] = (
+            module.load(hooks, **options) if name == "python" else module.load(hooks)
+        )
+    return hooks

@@ -1,0 +1,320 @@
+"""HookManager: the pluggy plugin manager that holds every callback, and their order.
+
+Two ways in, one store:
+
+* :meth:`HookManager.register_callback` takes one callable for one hook (what
+  ``ctx.register_hook``, shell entries, outbound targets and gateway handlers use);
+  it wraps the callable in a tiny plugin object so that pluggy stores it as an ordinary
+  hookimpl;
+* :meth:`HookManager.register` is pluggy's own, for modules or objects carrying
+  ``@hermes_hooks.hookimpl`` functions.
+
+Either way the dispatcher asks :meth:`HookManager.callbacks` for the ordered list,
+which follows D-19 (tryfirst, plain, trylast Python callbacks in plugin order; then shell
+hooks; then outbound webhooks) and never pluggy's LIFO.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pluggy
+
+from hermes_hooks._callback import Callback, Group, describe, signature_problem
+from hermes_hooks._log import warn_once
+from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.hookspecs import (
+    CATALOGUE,
+    PROJECT_NAME,
+    SPEC_MODULES,
+    TELEMETRY_FIELD,
+    VALID_HOOKS,
+)
+
+__all__ = ["HookManager", "suggest_hook"]
+
+log = logging.getLogger("hermes_hooks.manager")
+
+
+def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
+    """The did-you-mean tail of D-07/D-65: ``did you mean 'x'?`` or the valid list."""
+    names = sorted(valid)
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    return f"(valid: {', '.join(names)})"
+
+
+class _CallbackPlugin:
+    """A pluggy plugin object that holds exactly one callback (attribute ``function``)."""
+
+    __slots__ = ("function", "record", "tryfirst", "trylast")
+
+    def __init__(
+        self, function: Callable[..., Any], record: Callback, tryfirst: bool, trylast: bool
+    ) -> None:
+        self.function = function
+        self.record = record
+        self.tryfirst = tryfirst
+        self.trylast = trylast
+
+
+def _pluggy_callable(function: Callable[..., Any]) -> Callable[..., Any]:
+    """pluggy stores only functions and methods; wrap any other callable."""
+    if inspect.isfunction(function) or inspect.ismethod(function):
+        return function
+
+    def call(**kwargs: Any) -> Any:
+        return function(**kwargs)
+
+    call.__qualname__ = describe(function)
+    return call
+
+
+class HookManager(pluggy.PluginManager):
+    """The plugin manager of one :class:`~hermes_hooks.hooks.Hooks` instance.
+
+    Holds the catalogue as hookspecs, refuses unknown hook names with a suggestion
+    (D-07), ignores duplicate registrations (D-08), remembers which owner registered
+    what so that an unload removes exactly that, and serves callbacks in D-19 order.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(PROJECT_NAME)
+        for module in SPEC_MODULES:
+            self.add_hookspecs(module)
+        self._lock = threading.RLock()
+        self._seq = itertools.count()
+        self._cache: dict[str, tuple[Callback, ...]] = {}
+        self._native: dict[Any, Callback] = {}  # HookImpl -> record, for pluggy plugins
+        self._plugin_rank: dict[str, int] = {}
+        self._requires: dict[str, tuple[str, ...]] = {}
+
+    # -- registration ------------------------------------------------------------------
+
+    def register_callback(
+        self,
+        hook: str,
+        function: Callable[..., Any],
+        *,
+        owner: str,
+        group: Group = Group.PYTHON,
+        rank: int | None = None,
+        name: str | None = None,
+        source: str | None = None,
+    ) -> Callback:
+        """Register ``function`` for ``hook`` on behalf of ``owner``.
+
+        Returns the new :class:`Callback`.  Raises :class:`PluginLoadError`, whose
+        message is the warning to log, when it is refused: an unknown hook (D-07), the
+        same callable already registered for this hook (D-08), or a signature the hook
+        can never satisfy.  Callers log it and carry on, so an owner's other
+        registrations survive.
+        """
+        if hook not in VALID_HOOKS:
+            raise PluginLoadError(
+                f"Plugin '{owner}' tried to register unknown hook '{hook}' — "
+                f"{suggest_hook(hook)} Ignored."
+            )
+        fields = CATALOGUE[hook].field_names | {TELEMETRY_FIELD}
+        problem = signature_problem(function, fields)
+        if problem:
+            raise PluginLoadError(
+                f"Plugin '{owner}' callback {describe(function)} for hook '{hook}' cannot "
+                f"be called: {problem}. Ignored."
+            )
+        with self._lock:
+            for existing in self.callbacks(hook):
+                if existing.function == function:
+                    raise PluginLoadError(
+                        f"Plugin '{owner}' registered {describe(function)} for hook "
+                        f"'{hook}' twice; the duplicate is ignored."
+                    )
+            seq = next(self._seq)
+            record = Callback(
+                hook,
+                function,
+                owner=owner,
+                group=group,
+                seq=seq,
+                rank=0 if rank is None else rank,
+                source=source,
+                name=name,
+            )
+            plugin = _CallbackPlugin(
+                _pluggy_callable(function),
+                record,
+                tryfirst=group is Group.TRYFIRST,
+                trylast=group is Group.TRYLAST,
+            )
+            super().register(plugin, name=f"{owner}#{hook}#{seq}")
+            if rank is None and group <= Group.TRYLAST:
+                self._note_python_owner(owner)
+                record.rank = self._plugin_rank[owner]
+            self._cache.clear()
+            return record
+
+    def register(self, plugin: Any, name: str | None = None) -> str | None:
+        """pluggy's ``register``, plus the D-07 check and cache invalidation.
+
+        Hooks a plugin implements that are not in the catalogue are reported once and
+        never fire; pluggy hookwrappers are refused because the dispatcher never runs
+        pluggy's call loop (D-09).
+        """
+        with self._lock:
+            if not isinstance(plugin, _CallbackPlugin):
+                self._refuse_wrappers(plugin, name)
+            plugin_name = super().register(plugin, name=name)
+            if plugin_name is not None and not isinstance(plugin, _CallbackPlugin):
+                for caller in self.get_hookcallers(plugin) or ():
+                    if caller.name not in VALID_HOOKS:
+                        log.warning(
+                            "Plugin '%s' tried to register unknown hook '%s' — %s Ignored.",
+                            plugin_name,
+                            caller.name,
+                            suggest_hook(caller.name),
+                        )
+                self._note_python_owner(plugin_name)
+            self._cache.clear()
+            return plugin_name
+
+    def _refuse_wrappers(self, plugin: Any, name: str | None) -> None:
+        for attr in dir(plugin):
+            opts = self.parse_hookimpl_opts(plugin, attr)
+            if opts and (opts.get("wrapper") or opts.get("hookwrapper")):
+                raise pluggy.PluginValidationError(
+                    plugin,
+                    f"Plugin '{name or self.get_canonical_name(plugin)}' hook '{attr}': "
+                    "wrapper/hookwrapper implementations are not supported; return a "
+                    "value instead",
+                )
+
+    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+        """Claim the ``function`` attribute of our one-callback plugin objects."""
+        if isinstance(plugin, _CallbackPlugin):
+            if name != "function":
+                return None
+            return {
+                "specname": plugin.record.hook,
+                "tryfirst": plugin.tryfirst,
+                "trylast": plugin.trylast,
+            }
+        return super().parse_hookimpl_opts(plugin, name)
+
+    def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
+        """pluggy's ``unregister``, keeping the dispatch cache in step."""
+        with self._lock:
+            result = super().unregister(plugin, name)
+            self._native = {i: r for i, r in self._native.items() if i.plugin is not result}
+            self._cache.clear()
+            return result
+
+    def unregister_owner(self, owner: str) -> int:
+        """Remove every callback ``owner`` registered; return how many were removed."""
+        with self._lock:
+            removed = 0
+            for plugin_name, plugin in list(self.list_name_plugin()):
+                if plugin is None:
+                    continue
+                mine = (
+                    isinstance(plugin, _CallbackPlugin) and plugin.record.owner == owner
+                ) or plugin_name == owner
+                if mine:
+                    self.unregister(plugin, plugin_name)
+                    removed += 1
+            self._requires.pop(owner, None)
+            return removed
+
+    # -- order -------------------------------------------------------------------------
+
+    def set_requirements(self, owner: str, requires: Iterable[str]) -> None:
+        """Record a Python plugin's ``requires_plugins`` (D-18); order follows them."""
+        with self._lock:
+            self._requires[owner] = tuple(requires)
+            self._recompute_ranks()
+
+    def _note_python_owner(self, owner: str) -> None:
+        if owner not in self._plugin_rank:
+            self._plugin_rank[owner] = -1
+            self._recompute_ranks()
+
+    def _recompute_ranks(self) -> None:
+        """D-18: code-point order of plugin keys, each moved only as far as needed to
+        follow the plugins in its ``requires_plugins``."""
+        pending = sorted(self._plugin_rank)
+        placed: list[str] = []
+        while pending:
+            for key in pending:
+                needs = [r for r in self._requires.get(key, ()) if r in self._plugin_rank]
+                if all(r in placed for r in needs):
+                    break
+            else:  # a cycle: keep code-point order for the rest
+                log.warning("requires_plugins cycle among %s; using name order", pending)
+                key = pending[0]
+            pending.remove(key)
+            placed.append(key)
+        self._plugin_rank = {key: index for index, key in enumerate(placed)}
+        for plugin in self.get_plugins():
+            if isinstance(plugin, _CallbackPlugin) and plugin.record.group <= Group.TRYLAST:
+                plugin.record.rank = self._plugin_rank.get(plugin.record.owner, 0)
+        for record in self._native.values():
+            record.rank = self._plugin_rank.get(record.owner, 0)
+        self._cache.clear()
+
+    def plugin_order(self) -> list[str]:
+        """Python plugin keys in plugin order (D-18)."""
+        return sorted(self._plugin_rank, key=self._plugin_rank.__getitem__)
+
+    def callbacks(self, hook: str) -> tuple[Callback, ...]:
+        """The callbacks of ``hook`` in D-19 order (cached until the next change)."""
+        cached = self._cache.get(hook)
+        if cached is not None:
+            return cached
+        with self._lock:
+            caller = getattr(self.hook, hook, None)
+            records: list[Callback] = []
+            for impl in caller.get_hookimpls() if caller is not None else ():
+                plugin = impl.plugin
+                if isinstance(plugin, _CallbackPlugin):
+                    records.append(plugin.record)
+                else:
+                    records.append(self._native_record(hook, impl))
+            ordered = tuple(sorted(records, key=lambda r: r.sort_key))
+            self._cache[hook] = ordered
+            return ordered
+
+    def _native_record(self, hook: str, impl: Any) -> Callback:
+        record = self._native.get(impl)
+        if record is None:
+            group = (
+                Group.TRYFIRST if impl.tryfirst else Group.TRYLAST if impl.trylast else Group.PYTHON
+            )
+            if impl.tryfirst and impl.trylast:
+                warn_once(
+                    log,
+                    ("marks", impl.plugin_name, hook),
+                    "Plugin '%s' marks %s both tryfirst and trylast; neither applies",
+                    impl.plugin_name,
+                    hook,
+                )
+                group = Group.PYTHON
+            record = Callback(
+                hook,
+                impl.function,
+                owner=impl.plugin_name,
+                group=group,
+                seq=next(self._seq),
+                rank=self._plugin_rank.get(impl.plugin_name, 0),
+            )
+            self._native[impl] = record
+        return record
+
+    def all_callbacks(self) -> list[Callback]:
+        """Every registered callback of every catalogued hook, in catalogue order."""
+        return [cb for hook in CATALOGUE for cb in self.callbacks(hook)]

@@ -1,0 +1,372 @@
+"""Selection rules: how the results of one firing become one answer.
+
+One :class:`Aggregator` subclass per :class:`~hermes_hooks._contract.Selection`.  The
+dispatcher creates one per firing, asks it which payload the next callback sees
+(:meth:`Aggregator.payload`), feeds it each callback's result or failure in callback
+order, and finally asks for the :meth:`Aggregator.answer`.  Each ``add``/``fail``
+returns the verdict and reason that go into the decision record.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, ClassVar
+
+from hermes_hooks._callback import Callback
+from hermes_hooks._contract import Contract, Selection
+from hermes_hooks.types import (
+    FAILOVER_REASONS,
+    DispatchDecision,
+    ErrorClassification,
+    ToolDecision,
+    TranscriptionRequest,
+    Verdict,
+    VerifyDirective,
+)
+
+__all__ = ["AGGREGATORS", "SHELL_BLOCK_MESSAGE", "Aggregator", "Failure"]
+
+log = logging.getLogger("hermes_hooks.dispatch")
+
+#: D-20: the message of a shell block that carries none.
+SHELL_BLOCK_MESSAGE = "Blocked by shell hook."
+
+Outcome = tuple[Verdict, str | None]
+_NONE: Outcome = ("none", None)
+
+
+class Failure:
+    """A callback that did not return: it raised, timed out, or was skipped."""
+
+    __slots__ = ("kind", "message")
+
+    def __init__(self, kind: Verdict, message: str) -> None:
+        self.kind = kind  # "error", "timeout" or "skipped"
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Failure({self.kind!r}, {self.message!r})"
+
+
+def _action(value: Any, key: str = "action") -> str:
+    """D-20: directive words compare case-insensitively after trimming."""
+    raw = value.get(key) if isinstance(value, dict) else None
+    return raw.strip().lower() if isinstance(raw, str) else ""
+
+
+def _text(value: Any) -> str | None:
+    """A non-blank string, else None."""
+    return value if isinstance(value, str) and value.strip() else None
+
+
+class Aggregator:
+    """Base class: observers (return values ignored)."""
+
+    __slots__ = ("contract", "original")
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        self.contract = contract
+        self.original = payload
+
+    def payload(self) -> dict[str, Any]:
+        """The payload the next callback receives (before per-callback copying)."""
+        return self.original
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        """Take one callback's return value; say what it contributed."""
+        if isinstance(value, dict) and "action" in value:
+            log.debug(
+                "%s: directive-shaped return from %s ignored", self.contract.name, callback.name
+            )
+        return _NONE
+
+    def fail(self, callback: Callback, failure: Failure) -> Outcome:
+        """Take one callback's failure (already logged by the dispatcher)."""
+        return failure.kind, failure.message
+
+    def answer(self) -> Any:
+        """The aggregated answer of the firing."""
+        return None
+
+
+class ToolDecisionAggregator(Aggregator):
+    """``pre_tool_call`` (D-20, D-21, D-22): block beats approve beats modify."""
+
+    __slots__ = ("approve", "args", "block", "modified")
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        args = payload.get("args")
+        self.args: dict[str, Any] = dict(args) if isinstance(args, dict) else {}
+        self.block: str | None = None
+        self.approve: tuple[str | None, str, str] | None = None
+        self.modified = False
+
+    def payload(self) -> dict[str, Any]:
+        if not self.modified:
+            return self.original
+        return {**self.original, "args": self.args}
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        action = _action(value)
+        if action == "block":
+            message = _text(value.get("message"))
+            if message is None and callback.source == "shell":
+                message = SHELL_BLOCK_MESSAGE
+            if message is None:  # a message-less Python block is ignored (D-20)
+                return ("none", "block without a message ignored")
+            if self.block is None:
+                self.block = message
+            return ("block", message)
+        if action == "approve":
+            if self.approve is None:
+                message = value.get("message")
+                rule_key = _text(value.get("rule_key"))
+                review = _action(value, "review")
+                self.approve = (
+                    message if isinstance(message, str) else None,
+                    rule_key.strip() if rule_key else str(self.original.get("tool_name", "")),
+                    "smart" if review == "smart" else "human",
+                )
+            return (
+                "approve",
+                value.get("message") if isinstance(value.get("message"), str) else None,
+            )
+        if action == "modify":
+            args = value.get("args")
+            if not isinstance(args, dict) or not args:
+                return ("none", "modify without a non-empty args dict ignored")
+            if self.block is not None:  # modifies stop at the first valid block (D-21)
+                return ("none", "modify after a block discarded")
+            self.args = {**self.args, **args}
+            self.modified = True
+            return ("modify", ", ".join(sorted(map(str, args))))
+        return _NONE
+
+    def fail(self, callback: Callback, failure: Failure) -> Outcome:
+        # D-14: pre_tool_call fails closed; the first block's message is used.
+        if self.block is None:
+            self.block = failure.message
+        return failure.kind, failure.message
+
+    def answer(self) -> ToolDecision:
+        if self.block is not None:
+            return ToolDecision("block", self.args, self.block, modified=self.modified)
+        if self.approve is not None:
+            message, rule_key, review = self.approve
+            return ToolDecision("approve", self.args, message, rule_key, review, self.modified)
+        return ToolDecision("allow", self.args, modified=self.modified)
+
+
+class ContextAggregator(Aggregator):
+    """``pre_llm_call`` (D-30..D-32): every valid piece, joined with one blank line."""
+
+    __slots__ = ("pieces",)
+    SEPARATOR: ClassVar[str] = "\n\n"
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.pieces: list[str] = []
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        if isinstance(value, dict):
+            value = value.get("context")
+            if value is not None and not isinstance(value, str):
+                value = str(value)
+        if isinstance(value, str) and value.strip():
+            self.pieces.append(value)
+            return ("context", value)
+        return _NONE
+
+    def answer(self) -> str | None:
+        return self.SEPARATOR.join(self.pieces) if self.pieces else None
+
+
+class FirstStringAggregator(Aggregator):
+    """Tool and terminal transforms: the first ``str`` wins, ``""`` included (D-16)."""
+
+    __slots__ = ("winner",)
+    accept_empty: ClassVar[bool] = True
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.winner: str | None = None
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        if not isinstance(value, str) or (not value and not self.accept_empty):
+            return _NONE
+        if self.winner is not None:
+            return ("none", "a replacement from an earlier callback won")
+        self.winner = value
+        return ("replaced", value)
+
+    def answer(self) -> str | None:
+        return self.winner
+
+
+class FirstNonEmptyStringAggregator(FirstStringAggregator):
+    """``transform_llm_output``: the first non-empty string wins (D-16, D-34)."""
+
+    __slots__ = ()
+    accept_empty = False
+
+
+class FieldMergeAggregator(Aggregator):
+    """``pre_transcription`` (D-28): string fields applied in order, last writer wins."""
+
+    __slots__ = ("fields",)
+    FIELDS: ClassVar[tuple[str, ...]] = ("prompt", "language", "model")
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.fields = {name: payload.get(name) for name in self.FIELDS}
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        if not isinstance(value, dict):
+            return _NONE
+        if "file_path" in value:
+            log.warning(
+                "pre_transcription: %s tried to change file_path; file_path is read-only",
+                callback.name,
+            )
+        changed = [name for name in self.FIELDS if isinstance(value.get(name), str)]
+        for name in changed:
+            self.fields[name] = value[name]
+        return ("replaced", ", ".join(changed)) if changed else _NONE
+
+    def answer(self) -> TranscriptionRequest:
+        final = {name: (v if v != "" else None) for name, v in self.fields.items()}
+        return TranscriptionRequest(**final)
+
+
+class VerifyAggregator(Aggregator):
+    """``pre_verify`` (D-36): the first valid continue (or block-the-stop) message."""
+
+    __slots__ = ("directive",)
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.directive: VerifyDirective | None = None
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        message = None
+        if _action(value) == "continue":
+            message = _text(value.get("message"))
+        elif _action(value, "decision") == "block":
+            message = _text(value.get("reason"))
+        if message is None:
+            return _NONE
+        if self.directive is None:
+            self.directive = VerifyDirective(message)
+            return ("context", message)
+        return ("none", "an earlier continue directive won")
+
+    def answer(self) -> VerifyDirective | None:
+        return self.directive
+
+
+def _classification(value: Any) -> ErrorClassification | None:
+    """D-38: a dict with a known ``reason`` becomes a classification; else None."""
+    reason = _action(value, "reason")
+    if reason not in FAILOVER_REASONS:
+        return None
+
+    def flag(key: str) -> bool | None:
+        return bool(value[key]) if key in value and value[key] is not None else None
+
+    message = value.get("message")
+    context = value.get("error_context")
+    return ErrorClassification(
+        reason=reason,
+        retryable=flag("retryable"),
+        should_compress=flag("should_compress"),
+        should_rotate_credential=flag("should_rotate_credential"),
+        should_fallback=flag("should_fallback"),
+        message=message.strip()[:500] if isinstance(message, str) else None,
+        error_context=context if isinstance(context, dict) else None,
+    )
+
+
+class ClassificationAggregator(Aggregator):
+    """``transform_api_error_classification`` (D-16, D-38): first valid dict wins."""
+
+    __slots__ = ("losers", "winner")
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.winner: ErrorClassification | None = None
+        self.losers = 0
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        if value is None:
+            return _NONE
+        found = _classification(value)
+        if found is None:
+            return ("none", "not a valid classification")
+        if self.winner is not None:
+            self.losers += 1
+            return ("none", "an earlier classification won")
+        self.winner = found
+        return ("replaced", found.reason)
+
+    def answer(self) -> ErrorClassification | None:
+        if self.losers:
+            log.warning(
+                "transform_api_error_classification: skipped %d valid classification(s)",
+                self.losers,
+            )
+        return self.winner
+
+
+class DispatchAggregator(Aggregator):
+    """``pre_gateway_dispatch`` (D-48): the first recognised action dict decides."""
+
+    __slots__ = ("decision",)
+
+    def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
+        super().__init__(contract, payload)
+        self.decision: DispatchDecision | None = None
+
+    def add(self, callback: Callback, value: Any) -> Outcome:
+        action = _action(value)
+        found: DispatchDecision | None = None
+        if action == "skip":
+            reason = value.get("reason")
+            found = DispatchDecision("skip", reason=reason if isinstance(reason, str) else None)
+        elif action == "rewrite":
+            text = value.get("text")
+            if not isinstance(text, str):
+                log.warning(
+                    "pre_gateway_dispatch: %s returned rewrite without a string 'text'; ignored",
+                    callback.name,
+                )
+                return ("none", "rewrite without text ignored")
+            found = DispatchDecision("rewrite", text=text)
+        elif action == "allow":
+            found = DispatchDecision("allow")
+        if found is None:
+            return _NONE
+        if self.decision is not None:
+            return ("none", "an earlier decision won")
+        self.decision = found
+        verdict: Verdict = (
+            "block" if action == "skip" else "modify" if action == "rewrite" else "approve"
+        )
+        return (verdict, found.reason or found.text)
+
+    def answer(self) -> DispatchDecision | None:
+        return self.decision
+
+
+#: Selection -> aggregator class; a test asserts every Selection has one.
+AGGREGATORS: dict[Selection, type[Aggregator]] = {
+    Selection.IGNORE: Aggregator,
+    Selection.TOOL_DECISION: ToolDecisionAggregator,
+    Selection.COLLECT_CONTEXT: ContextAggregator,
+    Selection.FIRST_STRING: FirstStringAggregator,
+    Selection.FIRST_NONEMPTY_STRING: FirstNonEmptyStringAggregator,
+    Selection.FIELD_MERGE: FieldMergeAggregator,
+    Selection.VERIFY_DIRECTIVE: VerifyAggregator,
+    Selection.ERROR_CLASSIFICATION: ClassificationAggregator,
+    Selection.DISPATCH_ACTION: DispatchAggregator,
+}

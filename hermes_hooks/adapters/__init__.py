@@ -1,0 +1,35 @@
+"""Adapters turn an outside thing (a plugin, a script entry, a URL, a hook directory)
+into ordinary callbacks on the manager.  They only translate: ordering, isolation and
+selection belong to the manager and the dispatcher.
+
+Every adapter module exposes ``load(hooks) -> Source``; :data:`ADAPTERS` lists them in
+registration order (Python plugins first, then shell hooks, then outbound webhooks,
+as D-19 and PL-15 say), with the surfaces each one serves.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+__all__ = ["ADAPTERS", "Source"]
+
+
+class Source(Protocol):
+    """What one adapter loaded into a :class:`~hermes_hooks.hooks.Hooks`."""
+
+    name: str
+
+    def records(self) -> list[Any]:
+        """What was found, loaded or refused, for ``list`` and ``doctor``."""
+
+    def unload(self) -> None:
+        """Remove every callback this source registered."""
+
+    def close(self, timeout: float) -> None:
+        """Flush and stop background work within ``timeout`` seconds."""
+
+
+#: (name, module, surfaces) in registration order; modules load lazily.
+ADAPTERS: tuple[tuple[str, str, frozenset[str]], ...] = (
+    ("python", "hermes_hooks.adapters.python", frozenset({"cli", "gateway"})),
+)

@@ -1,0 +1,91 @@
+"""The ``hermes-hooks`` command-line tool (also ``python -m hermes_hooks``).
+
+Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``; :data:`COMMANDS` lists them.  Errors become exit codes here and
+only here: 0 success, 1 a check failed or a hook blocked, 2 bad usage or input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from hermes_hooks import __version__
+from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
+
+__all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "main", "print_json"]
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+#: Command modules, in the order ``--help`` lists them.
+COMMANDS: tuple[str, ...] = (
+    "hermes_hooks.cli.list_cmd",
+    "hermes_hooks.cli.catalogue_cmd",
+)
+
+
+def print_json(data: Any) -> None:
+    """Print ``data`` as indented JSON (the ``--json`` output of every command)."""
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every command's subparser."""
+    parser = argparse.ArgumentParser(
+        prog="hermes-hooks",
+        description="Inspect, test and run the hooks of a Hermes home.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--home", help="the Hermes home (default: $HERMES_HOME, else ~/.hermes)")
+    parser.add_argument(
+        "--accept-hooks",
+        action="store_true",
+        help="approve shell hooks without prompting (as HERMES_ACCEPT_HOOKS=1)",
+    )
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMANDS:
+        module = importlib.import_module(module_name)
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub.add_argument("--json", action="store_true", help="machine-readable output")
+        sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        sub.add_argument(
+            "--accept-hooks",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tool; return the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.run(args))
+    except (UnknownHookError, ConfigError, RecordingError) as exc:
+        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except HermesHooksError as exc:
+        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    except BrokenPipeError:  # e.g. piped into head
+        return EXIT_OK

@@ -1,0 +1,88 @@
+"""THE catalogue: every plugin hook, declared once as a pluggy hookspec with its contract.
+
+One module per lifecycle area; :data:`SPEC_MODULES` lists them in catalogue order.
+:data:`CATALOGUE` maps each hook name to its :class:`~hermes_hooks._contract.Contract`,
+built from the hookspec decorator and the policy table of ``_contract``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+
+from hermes_hooks._contract import DEFAULT_POLICY, POLICY, Contract, Field
+from hermes_hooks.hookspecs import (
+    api,
+    approval,
+    gateway_dispatch,
+    kanban,
+    llm,
+    session,
+    skills,
+    stream,
+    subagent,
+    tools,
+    transcription,
+)
+from hermes_hooks.hookspecs._marker import (
+    PROJECT_NAME,
+    TELEMETRY_FIELD,
+    TELEMETRY_VERSION,
+    SpecInfo,
+    hookspec,
+)
+
+__all__ = [
+    "CATALOGUE",
+    "PROJECT_NAME",
+    "SPEC_MODULES",
+    "TELEMETRY_FIELD",
+    "TELEMETRY_VERSION",
+    "VALID_HOOKS",
+    "hookspec",
+]
+
+#: The hookspec modules, in catalogue (lifecycle) order.
+SPEC_MODULES: tuple[ModuleType, ...] = (
+    tools,
+    llm,
+    transcription,
+    api,
+    stream,
+    session,
+    skills,
+    subagent,
+    gateway_dispatch,
+    approval,
+    kanban,
+)
+
+
+def _build_catalogue() -> dict[str, Contract]:
+    catalogue: dict[str, Contract] = {}
+    for module in SPEC_MODULES:
+        for name, func in vars(module).items():
+            info = getattr(func, "hermes_contract", None)
+            if not isinstance(info, SpecInfo):
+                continue
+            params = inspect.signature(func).parameters.values()
+            catalogue[name] = Contract(
+                name=name,
+                kind=info.kind,
+                selection=info.selection,
+                policy=POLICY.get(name, DEFAULT_POLICY),
+                shell=info.shell,
+                tool_scoped=info.tool_scoped,
+                fields=tuple(
+                    Field(p.name, str(p.annotation)) for p in params if p.name != TELEMETRY_FIELD
+                ),
+                doc=inspect.cleandoc(func.__doc__ or ""),
+                marker=info.marker,
+            )
+    return catalogue
+
+
+#: Hook name -> contract, in catalogue order.
+CATALOGUE: dict[str, Contract] = _build_catalogue()
+#: D-07: exactly the 37 hooks of Table CAT-T1.
+VALID_HOOKS: frozenset[str] = frozenset(CATALOGUE)

@@ -1,0 +1,83 @@
+"""Streaming observers (ST-01..ST-11): off the token path, one queue per callback."""
+
+from __future__ import annotations
+
+from hermes_hooks._contract import Kind, ShellUse
+from hermes_hooks.hookspecs._marker import hookspec
+
+
+@hookspec(kind=Kind.STREAM)
+def on_stream_start(
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+) -> None:
+    """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
+
+    Fires when a streaming LLM response begins.  Registering it makes provider calls
+    use the streaming transport (D-63).
+
+    Payload: the common stream fields only.
+    """
+
+
+@hookspec(kind=Kind.STREAM, shell=ShellUse.REFUSED)
+def on_stream_delta(
+    delta: str,
+    kind: str,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+) -> None:
+    """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
+
+    Fires for every normalised streaming delta; ``kind`` is ``"text"`` or
+    ``"reasoning"`` (reasoning only with ``plugins.stream_reasoning_deltas: true``).
+    A stuck callback drops only its own oldest events (D-61).  Shell hooks are refused
+    (one process per token, D-74).
+
+    Sensitivity: ``delta`` is raw model output.
+    """
+
+
+@hookspec(kind=Kind.STREAM)
+def on_stream_end(
+    final_text: str,
+    finished: bool,
+    error: str | None,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+) -> None:
+    """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
+
+    Fires when a streaming response finishes or errors, after the stream closed;
+    ``error`` is ``None`` on success, else the error text (D-62).
+    """
+
+
+@hookspec(kind=Kind.STREAM)
+def on_interim_message(
+    text: str,
+    already_streamed: bool,
+    turn_id: str,
+    iteration: int,
+    session_id: str,
+    model: str,
+    provider: str,
+    surface: str,
+) -> None:
+    """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
+
+    Fires when a mid-loop assistant message surfaces before the final response.
+    Registering only this hook does not force the streaming transport (D-63).
+    """

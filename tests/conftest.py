@@ -1,0 +1,82 @@
+"""Shared fixtures: a fresh temporary Hermes home and a fresh Hooks per test."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_hooks._log import reset_warn_once
+from hermes_hooks.config import Settings
+from hermes_hooks.hooks import Hooks
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No test sees the developer's home, environment flags or earlier warnings."""
+    for name in (
+        "HERMES_HOME",
+        "HERMES_SAFE_MODE",
+        "HERMES_ACCEPT_HOOKS",
+        "HERMES_ENABLE_PROJECT_PLUGINS",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "user-home"))
+    reset_warn_once()
+    logging.getLogger("hermes_hooks").setLevel(logging.DEBUG)
+    yield
+    reset_warn_once()
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty Hermes home."""
+    path = tmp_path / "hermes-home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def make_hooks(home: Path) -> Iterator[Callable[..., Hooks]]:
+    """Build empty Hooks with chosen settings; every one is closed after the test."""
+    made: list[Hooks] = []
+
+    def make(timeout: float = 30.0, **settings: Any) -> Hooks:
+        hooks = Hooks.empty(home, settings=Settings(hook_callback_timeout=timeout, **settings))
+        made.append(hooks)
+        return hooks
+
+    yield make
+    for hooks in made:
+        hooks.close()
+
+
+def tool_payload(**overrides: Any) -> dict[str, Any]:
+    """A complete pre_tool_call payload."""
+    payload: dict[str, Any] = {
+        "tool_name": "terminal",
+        "args": {"command": "ls -la"},
+        "task_id": "task-1",
+        "session_id": "sess-1",
+        "tool_call_id": "call-1",
+        "turn_id": "turn-1",
+        "api_request_id": "req-1",
+        "middleware_trace": [],
+    }
+    payload.update(overrides)
+    return payload
+
+
+def write_plugin(root: Path, key: str, body: str, manifest: str | None = None) -> Path:
+    """Create ``<root>/<key>/`` with a plugin.yaml and an __init__.py."""
+    path = root / key
+    path.mkdir(parents=True)
+    (path / "plugin.yaml").write_text(
+        manifest if manifest is not None else f"name: {key.split('/')[-1]}\nversion: '0.1'\n",
+        encoding="utf-8",
+    )
+    (path / "__init__.py").write_text(body, encoding="utf-8")
+    return path
