@@ -27,6 +27,7 @@ EXIT_USAGE = 2
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.list_cmd",
+    "hermes_hooks.cli.doctor_cmd",
     "hermes_hooks.cli.catalogue_cmd",
 )
 

@@ -1,14 +1,26 @@
-"""``hermes-hooks list``: what a home loads, and what failed to."""
+"""``hermes-hooks list``: what a home loads, and what failed to.
+
+Each hook source (python, shell, outbound, gateway) contributes one section.  A
+section renderer lives beside the command that owns it and is named in
+:data:`SECTIONS`; it takes the source and returns ``(json_value, text_lines)``.
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.adapters.python import PluginRecord
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.python import PluginRecord, PythonSource
 
 NAME = "list"
 HELP = "show the hooks a Hermes home loads: plugins, shell hooks, outbound targets"
+
+#: source name -> "module:function" rendering its section, in display order.
+SECTIONS: dict[str, str] = {
+    "python": "hermes_hooks.cli.list_cmd:python_section",
+}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,26 +41,39 @@ def _plugin_lines(record: PluginRecord) -> list[str]:
     return lines
 
 
+def python_section(source: PythonSource | None) -> tuple[Any, list[str]]:
+    """The Python plugins: key, origin, state, hooks, load errors."""
+    records = source.records() if source is not None else []
+    lines = [f"Python plugins ({len(records)}):"]
+    if not records:
+        lines.append("  (none)")
+    for record in records:
+        lines.extend(_plugin_lines(record))
+    return [r.as_dict() for r in records], lines
+
+
+def _renderer(spec: str) -> Any:
+    module_name, _, function = spec.partition(":")
+    return getattr(importlib.import_module(module_name), function)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Load the home and print each source's records."""
+    """Load the home and print each source's section."""
     from hermes_hooks import load
     from hermes_hooks.cli import print_json
 
     hooks = load(getattr(args, "home", None), accept_hooks=getattr(args, "accept_hooks", False))
     try:
-        data: dict[str, Any] = {"home": str(hooks.home), "plugins": []}
-        python = hooks.sources.get("python")
-        records: list[PluginRecord] = python.records() if python is not None else []
-        data["plugins"] = [r.as_dict() for r in records]
+        data: dict[str, Any] = {"home": str(hooks.home)}
+        text = [f"Hermes home: {hooks.home}"]
+        for name, spec in SECTIONS.items():
+            value, lines = _renderer(spec)(hooks.sources.get(name))
+            data[name] = value
+            text.extend(lines)
         if args.json:
             print_json(data)
-            return 0
-        print(f"Hermes home: {hooks.home}")
-        print(f"Python plugins ({len(records)}):")
-        if not records:
-            print("  (none)")
-        for record in records:
-            print("\n".join(_plugin_lines(record)))
+        else:
+            print("\n".join(text))
         return 0
     finally:
         hooks.close()
