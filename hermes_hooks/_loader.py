@@ -10,14 +10,13 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-from typing import Any
 
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
 
-__all__ = ["SURFACES", "load"]
+__all__ = ["SURFACES", "attach_sources", "load"]
 
 log = logging.getLogger("hermes_hooks")
 
@@ -51,15 +50,21 @@ def load(
         config=config,
         accept_hooks=accept_hooks,
     )
+    hooks.load_options = {"entry_points": entry_points}
+    attach_sources(hooks)
+    return hooks
+
+
+def attach_sources(hooks: Hooks) -> None:
+    """Run every adapter of ``hooks.surface`` (unless in safe mode) into ``hooks``."""
     if safe_mode():
         log.info("HERMES_SAFE_MODE set — no plugin, shell hook, webhook or gateway hook loaded")
-        return hooks
-    options: dict[str, Any] = {"entry_points": entry_points}
+        return
     for name, module_name, surfaces in ADAPTERS:
-        if surface not in surfaces:
+        if hooks.surface not in surfaces:
             continue
         module = importlib.import_module(module_name)
-        hooks.sources[name] = (
-            module.load(hooks, **options) if name == "python" else module.load(hooks)
-        )
-    return hooks
+        if name == "python":
+            hooks.sources[name] = module.load(hooks, **hooks.load_options)
+        else:
+            hooks.sources[name] = module.load(hooks)

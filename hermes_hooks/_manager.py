@@ -211,6 +211,12 @@ class HookManager(pluggy.PluginManager):
         """pluggy's ``unregister``, keeping the dispatch cache in step."""
         with self._lock:
             result = super().unregister(plugin, name)
+            gone = [r for i, r in self._native.items() if i.plugin is result]
+            if isinstance(result, _CallbackPlugin):
+                gone.append(result.record)
+            for record in gone:  # stop the idle workers of removed callbacks
+                if record.runner is not None:
+                    record.runner.close()
             self._native = {i: r for i, r in self._native.items() if i.plugin is not result}
             self._cache.clear()
             return result

@@ -48,25 +48,22 @@ class Hung(TimedOut):
     """The callback already has the maximum number of abandoned workers alive."""
 
 
-_thread_loops = threading.local()
+def run_coroutine(
+    coro: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop | None = None
+) -> Any:
+    """Run ``coro`` to completion on ``loop``, or on a fresh loop of its own (D-10).
 
-
-def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
-    """Run ``coro`` to completion on this thread's own event loop.
-
-    Each thread keeps one private loop, so repeated async callbacks do not pay for a
-    new loop each time.  A thread that is already running a loop (an async host calling
-    a sync entry point) hands the coroutine to a helper thread and waits up to 30 s,
-    as D-10 says for caller-thread hooks.
+    Workers pass their private loop so repeated async callbacks do not pay for a new
+    loop each time.  A thread that is already running a loop (an async host calling a
+    sync entry point) hands the coroutine to a helper thread and waits up to 30 s, as
+    D-10 says for caller-thread hooks.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        loop = getattr(_thread_loops, "loop", None)
-        if loop is None or loop.is_closed():
-            loop = asyncio.new_event_loop()
-            _thread_loops.loop = loop
-        return loop.run_until_complete(coro)
+        if loop is not None:
+            return loop.run_until_complete(coro)
+        return asyncio.run(coro)
     box: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
     def helper() -> None:
@@ -85,14 +82,6 @@ def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
     raise value
 
 
-def call_maybe_async(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    """Call ``function``; if it returns a coroutine, run it to completion (D-10)."""
-    result = function(**kwargs)
-    if inspect.iscoroutine(result):
-        return run_coroutine(result)
-    return result
-
-
 class _Worker(threading.Thread):
     """A daemon thread that runs calls handed to it until told to stop."""
 
@@ -102,17 +91,26 @@ class _Worker(threading.Thread):
         self.outbox: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
     def run(self) -> None:
-        while True:
-            job = self.inbox.get()
-            if job is _STOP:
-                return
-            function, kwargs, done = job
-            try:
-                self.outbox.put((True, call_maybe_async(function, kwargs)))
-            except BaseException as exc:  # handed to the caller, which decides
-                self.outbox.put((False, exc))
-            finally:
-                done()
+        loop: asyncio.AbstractEventLoop | None = None  # created on the first async call
+        try:
+            while True:
+                job = self.inbox.get()
+                if job is _STOP:
+                    return
+                function, kwargs, done = job
+                try:
+                    result = function(**kwargs)
+                    if inspect.iscoroutine(result):
+                        loop = loop or asyncio.new_event_loop()
+                        result = run_coroutine(result, loop)
+                    self.outbox.put((True, result))
+                except BaseException as exc:  # handed to the caller, which decides
+                    self.outbox.put((False, exc))
+                finally:
+                    done()
+        finally:
+            if loop is not None:
+                loop.close()
 
 
 class BoundedRunner:

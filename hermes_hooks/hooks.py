@@ -64,6 +64,7 @@ class Hooks:
         self._manager = manager
         self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
         self.sources: dict[str, Source] = {}
+        self.load_options: dict[str, Any] = {}
 
     @classmethod
     def empty(
@@ -119,6 +120,18 @@ class Hooks:
         for source in reversed(list(self.sources.values())):
             source.unload()
         self.sources.clear()
+
+    def reload(self) -> None:
+        """Forced reload (D-08): remove everything every source registered, read the
+        config again, and register each plugin, script and target once."""
+        from hermes_hooks._loader import attach_sources
+        from hermes_hooks.config import read_config
+
+        self.unload()
+        self.config = read_config(self.home)
+        self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
+        self._dispatcher.timeout = self.settings.hook_callback_timeout
+        attach_sources(self)
 
     def _fire(self, name: str, payload: dict[str, Any]) -> Any:
         return self._dispatcher.fire(name, payload)

@@ -48,21 +48,18 @@ def hookspec(
     """Declare a catalogue hook.
 
     The function's parameters are the payload fields (with the spec's types as
-    annotations); its docstring is the hook's documentation and must open with the
-    kind's fixed sentence.  ``marker=False`` leaves out ``telemetry_schema_version``
-    (D-17: ``gateway_platform_event`` never carries it).
+    annotations) and, last, ``telemetry_schema_version`` — every hook but
+    ``gateway_platform_event`` (``marker=False``) carries it (D-17), and pluggy checks
+    hookimpl argument names against these parameters.  The docstring is the hook's
+    documentation and must open with the kind's fixed sentence.
     """
 
     def decorate(func: _F) -> _F:
-        signature = inspect.signature(func)
-        if marker:
-            extra = inspect.Parameter(
-                TELEMETRY_FIELD, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="str"
-            )
-            # pluggy validates hookimpl argument names against this signature, so a
-            # callback may declare the marker by name.
-            func.__signature__ = signature.replace(  # type: ignore[attr-defined]
-                parameters=[*signature.parameters.values(), extra]
+        has_marker = TELEMETRY_FIELD in inspect.signature(func).parameters
+        if has_marker != marker:
+            raise TypeError(
+                f"hookspec {func.__name__}: telemetry_schema_version must "
+                f"{'' if marker else 'not '}be a parameter (D-17)"
             )
         func.hermes_contract = SpecInfo(kind, selection, shell, tool_scoped, marker)  # type: ignore[attr-defined]
         return _pluggy_spec(func)

@@ -32,6 +32,7 @@ def pre_api_request(
     started_at: float,
     middleware_trace: list[Any],
     request: dict[str, Any],
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -66,6 +67,7 @@ def post_api_request(
     assistant_message: dict[str, Any],
     assistant_content_chars: int,
     assistant_tool_call_count: int,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -97,6 +99,7 @@ def api_request_error(
     reason: str,
     error: str,
     request: dict[str, Any],
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -119,6 +122,7 @@ def transform_api_error_classification(
     approx_tokens: int | None,
     context_length: int | None,
     num_messages: int | None,
+    telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
     """Transform: a valid return value replaces content.
 

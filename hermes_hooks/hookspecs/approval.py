@@ -16,6 +16,7 @@ def pre_approval_request(
     surface: str,
     turn_id: str,
     tool_call_id: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -39,6 +40,7 @@ def post_approval_response(
     tool_call_id: str,
     choice: str,
     decided_by: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

@@ -9,7 +9,12 @@ from hermes_hooks.hookspecs._marker import hookspec
 
 
 @hookspec(kind=Kind.DIRECTIVE, selection=Selection.DISPATCH_ACTION)
-def pre_gateway_dispatch(event: Any, gateway: Any, session_store: Any) -> dict[str, Any] | None:
+def pre_gateway_dispatch(
+    event: Any,
+    gateway: Any,
+    session_store: Any,
+    telemetry_schema_version: str,
+) -> dict[str, Any] | None:
     """Directive: documented return shapes change the agent's flow.
 
     Fires once per inbound, non-internal ``MessageEvent``, before authentication and
@@ -44,6 +49,7 @@ def pre_command(
     args_raw: str,
     session_key: str,
     platform: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

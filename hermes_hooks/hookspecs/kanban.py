@@ -15,6 +15,7 @@ def kanban_task_claimed(
     board: str,
     assignee: str | None,
     run_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -31,6 +32,7 @@ def kanban_task_completed(
     assignee: str | None,
     run_id: str | None,
     summary: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -46,6 +48,7 @@ def kanban_task_blocked(
     assignee: str | None,
     run_id: str | None,
     reason: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -63,6 +66,7 @@ def on_kanban_worker_spawned(
     run_id: str | None,
     worker_pid: int | None,
     workspace_path: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -83,6 +87,7 @@ def on_kanban_worker_exited(
     exit_code: int | None,
     outcome: str,
     retry_status: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -102,6 +107,7 @@ def on_kanban_worker_stale_claim(
     worker_pid: int | None,
     heartbeat_stale: bool,
     retry_status: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -117,6 +123,7 @@ def on_kanban_task_updated(
     assignee: str | None,
     run_id: str | None,
     changed_fields: list[str],
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -132,6 +139,7 @@ def on_kanban_dispatch_tick(
     dry_run: bool,
     outcome: str,
     result: Any,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

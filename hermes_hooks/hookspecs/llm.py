@@ -24,6 +24,7 @@ def pre_llm_call(
     platform: str,
     parent_session_id: str | None,
     sender_id: str | None,
+    telemetry_schema_version: str,
 ) -> str | dict[str, Any] | None:
     """Directive: documented return shapes change the agent's flow.
 
@@ -50,6 +51,7 @@ def transform_llm_output(
     session_id: str,
     model: str,
     platform: str,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Transform: a valid return value replaces content.
 
@@ -73,6 +75,7 @@ def post_llm_call(
     conversation_history: list[dict[str, Any]],
     model: str,
     platform: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -93,6 +96,7 @@ def pre_verify(
     attempt: int,
     final_response: str,
     changed_paths: list[str],
+    telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
     """Directive: documented return shapes change the agent's flow.
 

@@ -7,7 +7,12 @@ from hermes_hooks.hookspecs._marker import hookspec
 
 
 @hookspec(kind=Kind.OBSERVER)
-def on_session_start(session_id: str, model: str, platform: str) -> None:
+def on_session_start(
+    session_id: str,
+    model: str,
+    platform: str,
+    telemetry_schema_version: str,
+) -> None:
     """Observer: the return value is ignored.
 
     Fires once when a brand-new session runs its first turn, before ``pre_llm_call``
@@ -28,6 +33,7 @@ def on_session_end(
     platform: str,
     reason: str | None,
     api_request_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -48,6 +54,7 @@ def on_session_finalize(
     reason: str,
     old_session_id: str | None,
     new_session_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -65,6 +72,7 @@ def on_session_reset(
     reason: str,
     old_session_id: str | None,
     new_session_id: str | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

@@ -16,6 +16,7 @@ def on_skill_lifecycle(
     use_count: int | None,
     reused: bool | None,
     reuse_after_patch: bool | None,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

@@ -14,6 +14,7 @@ def on_stream_start(
     model: str,
     provider: str,
     surface: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
@@ -34,6 +35,7 @@ def on_stream_delta(
     model: str,
     provider: str,
     surface: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
@@ -57,6 +59,7 @@ def on_stream_end(
     model: str,
     provider: str,
     surface: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
@@ -75,6 +78,7 @@ def on_interim_message(
     model: str,
     provider: str,
     surface: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 

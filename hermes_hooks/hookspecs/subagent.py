@@ -17,6 +17,7 @@ def subagent_start(
     child_subagent_id: str,
     child_role: str | None,
     child_goal: str,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -39,6 +40,7 @@ def subagent_stop(
     child_status: str,
     tool_call_history: list[dict[str, Any]],
     duration_ms: int,
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 

@@ -27,6 +27,7 @@ def pre_tool_call(
     turn_id: str,
     api_request_id: str,
     middleware_trace: list[Any],
+    telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
     """Directive: documented return shapes change the agent's flow.
 
@@ -74,6 +75,7 @@ def post_tool_call(
     error_type: str | None,
     error_message: str | None,
     middleware_trace: list[Any],
+    telemetry_schema_version: str,
 ) -> None:
     """Observer: the return value is ignored.
 
@@ -104,6 +106,7 @@ def transform_tool_result(
     status: str,
     error_type: str | None,
     error_message: str | None,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Transform: a valid return value replaces content.
 
@@ -125,6 +128,7 @@ def transform_terminal_output(
     returncode: int,
     task_id: str,
     env_type: str,
+    telemetry_schema_version: str,
 ) -> str | None:
     """Transform: a valid return value replaces content.
 

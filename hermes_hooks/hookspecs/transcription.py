@@ -16,6 +16,7 @@ def pre_transcription(
     language: str | None,
     prompt: str | None,
     source: str | None,
+    telemetry_schema_version: str,
 ) -> dict[str, Any] | None:
     """Transform: a valid return value replaces content.
 

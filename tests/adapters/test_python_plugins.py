@@ -1,0 +1,363 @@
+"""Python plugins: directories, entry points, order, isolation, enable/disable, reload."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermes_hooks
+from tests.conftest import tool_payload, write_plugin
+
+SESSION = {"session_id": "s1", "model": "m", "platform": "cli"}
+
+RECORDER = """
+import os
+LOG = os.environ["HERMES_TEST_LOG"]
+
+def _note(text):
+    with open(LOG, "a", encoding="utf-8") as fh:
+        fh.write(text + "\\n")
+
+def register(ctx):
+{body}
+"""
+
+
+@pytest.fixture
+def log_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "calls.log"
+    monkeypatch.setenv("HERMES_TEST_LOG", str(path))
+    return path
+
+
+def recorder(body: str) -> str:
+    return RECORDER.format(body="\n".join("    " + line for line in body.strip().splitlines()))
+
+
+def calls(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def load(home: Path, **kwargs: Any) -> hermes_hooks.Hooks:
+    kwargs.setdefault("entry_points", False)
+    return hermes_hooks.load(home, **kwargs)
+
+
+def test_plugins_run_in_key_order_then_registration_order(home: Path, log_file: Path) -> None:
+    plugins = home / "plugins"
+    write_plugin(
+        plugins,
+        "b",
+        recorder("""
+ctx.register_hook("on_session_start", lambda **kw: _note("b-x"))
+ctx.register_hook("on_session_start", lambda **kw: _note("b-y"))
+"""),
+    )
+    write_plugin(
+        plugins,
+        "a",
+        recorder("""
+ctx.register_hook("on_session_start", lambda **kw: _note("a-late"), trylast=True)
+ctx.register_hook("on_session_start", lambda **kw: _note("a"))
+"""),
+    )
+    write_plugin(
+        plugins,
+        "tools/z",
+        recorder("""
+ctx.register_hook("on_session_start", lambda **kw: _note("tools/z-first"), tryfirst=True)
+"""),
+    )
+    write_plugin(
+        plugins, "C", recorder('ctx.register_hook("on_session_start", lambda **kw: _note("C"))')
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    hooks.close()
+    # Code-point order: "C" < "a" < "b" < "tools/z"; tryfirst/trylast move across plugins.
+    assert calls(log_file) == ["tools/z-first", "C", "a", "b-x", "b-y", "a-late"]
+    assert hooks.manager.plugin_order() == ["C", "a", "b", "tools/z"]
+
+
+def test_requires_plugins_moves_a_plugin_only_as_far_as_needed(home: Path, log_file: Path) -> None:
+    plugins = home / "plugins"
+    for key in ("a", "c", "d"):
+        write_plugin(
+            plugins,
+            key,
+            recorder(f'ctx.register_hook("on_session_start", lambda **kw: _note("{key}"))'),
+        )
+    write_plugin(
+        plugins,
+        "b",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("b"))'),
+        manifest="name: b\nrequires_plugins: [c]\n",
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    hooks.close()
+    assert calls(log_file) == ["a", "c", "b", "d"]
+
+
+@pytest.mark.parametrize(
+    ("files", "error"),
+    [
+        (
+            {"plugin.yaml": "- a list\n", "__init__.py": "def register(ctx): pass\n"},
+            "plugin.yaml must be a mapping of keys (name, version, description, "
+            "requires_plugins), got list",
+        ),
+        ({"plugin.yaml": "name: [unclosed\n", "__init__.py": ""}, "not valid YAML"),
+        (
+            {"plugin.yaml": "name: x\n"},
+            "__init__.py is missing: a plugin directory needs __init__.py",
+        ),
+        (
+            {"plugin.yaml": "name: x\n", "__init__.py": "x = 1\n"},
+            "defines no register(ctx) function",
+        ),
+        (
+            {"plugin.yaml": "name: x\n", "__init__.py": "import no_such_module_zz\n"},
+            "ModuleNotFoundError: No module named 'no_such_module_zz'",
+        ),
+        (
+            {
+                "plugin.yaml": "name: x\n",
+                "__init__.py": "def register(ctx):\n    raise RuntimeError('kaput')\n",
+            },
+            "RuntimeError: kaput",
+        ),
+        ({"plugin.yaml": "name: x\n", "__init__.py": "import sys\nsys.exit(4)\n"}, "SystemExit: 4"),
+        (
+            {"plugin.yaml": "requires_plugins: c\n", "__init__.py": "def register(ctx): pass\n"},
+            "'requires_plugins' must be a list of plugin names",
+        ),
+    ],
+    ids=[
+        "not-mapping",
+        "bad-yaml",
+        "no-init",
+        "no-register",
+        "import-error",
+        "register-raises",
+        "sys-exit",
+        "bad-requires",
+    ],
+)
+def test_a_broken_plugin_is_skipped_and_the_others_still_fire(
+    home: Path, log_file: Path, caplog: Any, files: dict[str, str], error: str
+) -> None:
+    broken = home / "plugins" / "broken"
+    broken.mkdir(parents=True)
+    for name, text in files.items():
+        (broken / name).write_text(text, encoding="utf-8")
+    write_plugin(
+        home / "plugins",
+        "good",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("good"))'),
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    records = {r.key: r for r in hooks.sources["python"].records()}
+    hooks.close()
+    assert calls(log_file) == ["good"]
+    assert records["broken"].state == "failed"
+    assert error in (records["broken"].error or "")
+    assert records["good"].state == "loaded"
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("Plugin 'broken' failed to load and is skipped: ")
+
+
+def test_a_failed_register_removes_what_it_registered_before_raising(
+    home: Path, log_file: Path
+) -> None:
+    write_plugin(
+        home / "plugins",
+        "half",
+        recorder("""
+ctx.register_hook("on_session_start", lambda **kw: _note("half"))
+raise RuntimeError("after registering")
+"""),
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    hooks.close()
+    assert calls(log_file) == []
+    assert hooks.manager.callbacks("on_session_start") == ()
+
+
+def test_bad_callbacks_are_refused_one_by_one(home: Path, log_file: Path, caplog: Any) -> None:
+    write_plugin(
+        home / "plugins",
+        "p",
+        recorder("""
+def needs_flavour(flavour):
+    pass
+ctx.register_hook("on_sesion_start", lambda **kw: _note("typo"))
+ctx.register_hook("on_session_start", needs_flavour)
+ctx.register_hook("on_session_start", lambda **kw: _note("fine"))
+"""),
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    record = hooks.sources["python"].records()[0]
+    hooks.close()
+    assert calls(log_file) == ["fine"]
+    assert record.state == "loaded"
+    assert record.hooks == ["on_session_start"]
+    assert record.problems[0] == (
+        "Plugin 'p' tried to register unknown hook 'on_sesion_start' — did you mean "
+        "'on_session_start'? Ignored."
+    )
+    assert "required parameter(s) flavour are not payload fields" in record.problems[1]
+    assert [
+        r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
+    ] == record.problems
+
+
+def test_disabled_wins_and_enabled_limits(home: Path, log_file: Path) -> None:
+    for key in ("a", "b", "c"):
+        write_plugin(
+            home / "plugins",
+            key,
+            recorder(f'ctx.register_hook("on_session_start", lambda **kw: _note("{key}"))'),
+        )
+    (home / "config.yaml").write_text(
+        "plugins:\n  enabled: [a, b]\n  disabled: [b]\n", encoding="utf-8"
+    )
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    states = {r.key: (r.state, r.error) for r in hooks.sources["python"].records()}
+    hooks.close()
+    assert calls(log_file) == ["a"]
+    assert states == {
+        "a": ("loaded", None),
+        "b": ("disabled", "disabled by plugins.disabled"),
+        "c": ("disabled", "not listed in plugins.enabled"),
+    }
+
+
+def test_safe_mode_loads_nothing(
+    home: Path, log_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_plugin(
+        home / "plugins",
+        "a",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("a"))'),
+    )
+    monkeypatch.setenv("HERMES_SAFE_MODE", "Yes")
+    hooks = load(home, entry_points=True)
+    hooks.on_session_start(**SESSION)
+    assert calls(log_file) == []
+    assert hooks.sources == {}
+
+
+def test_project_plugins_need_the_flag(
+    home: Path, log_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    write_plugin(
+        project / ".hermes" / "plugins",
+        "proj",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("proj"))'),
+    )
+    monkeypatch.chdir(project)
+    load(home).on_session_start(**SESSION)
+    assert calls(log_file) == []
+    monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
+    hooks = load(home)
+    hooks.on_session_start(**SESSION)
+    assert calls(log_file) == ["proj"]
+    assert hooks.sources["python"].records()[0].source == "project"
+
+
+def test_discovery_is_idempotent_and_unload_removes_exactly_its_callbacks(
+    home: Path, log_file: Path
+) -> None:
+    write_plugin(
+        home / "plugins",
+        "a",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("a"))'),
+    )
+    hooks = load(home)
+    hooks.manager.register_callback("on_session_start", lambda **kw: None, owner="host")
+    source = hooks.sources["python"]
+    source.discover(entry_points=False)  # a second discovery adds nothing (D-08)
+    hooks.on_session_start(**SESSION)
+    assert calls(log_file) == ["a"]
+    hooks.unload()
+    assert [cb.owner for cb in hooks.manager.callbacks("on_session_start")] == ["host"]
+    assert not any(name.startswith("hermes_plugins.a") for name in sys.modules)
+
+
+def test_reload_picks_up_edits_and_registers_each_once(home: Path, log_file: Path) -> None:
+    plugin = write_plugin(
+        home / "plugins",
+        "a",
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("v1"))'),
+    )
+    hooks = load(home)
+    (plugin / "__init__.py").write_text(
+        recorder('ctx.register_hook("on_session_start", lambda **kw: _note("v2"))'),
+        encoding="utf-8",
+    )
+    hooks.reload()
+    hooks.on_session_start(**SESSION)
+    hooks.close()
+    assert calls(log_file) == ["v2"]
+
+
+def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) -> None:
+    hooks = hermes_hooks.load(home)
+    records = {r.key: r for r in hooks.sources["python"].records()}
+    assert {k: (r.source, r.distribution, r.version, r.state) for k, r in records.items()} == {
+        "ep-pluggy": ("entry-point:hermes_hooks", "hermes-hooks-testplugins", "1.2.3", "loaded"),
+        "ep-register": (
+            "entry-point:hermes_agent.plugins",
+            "hermes-hooks-testplugins",
+            "1.2.3",
+            "loaded",
+        ),
+        "ep-function": (
+            "entry-point:hermes_agent.plugins",
+            "hermes-hooks-testplugins",
+            "1.2.3",
+            "loaded",
+        ),
+        "ep-broken": (
+            "entry-point:hermes_agent.plugins",
+            "hermes-hooks-testplugins",
+            "1.2.3",
+            "failed",
+        ),
+    }
+    assert records["ep-broken"].error == (
+        "ModuleNotFoundError: No module named 'hermes_hooks_testplugins.does_not_exist'"
+    )
+    assert records["ep-pluggy"].hooks == ["pre_tool_call"]
+    # module:function form registered tryfirst, so its modify runs before the block.
+    decision = hooks.pre_tool_call(**tool_payload(tool_name="ep_probe_tool", args={}))
+    assert (decision.action, decision.message, decision.args) == (
+        "block",
+        "blocked by the ep-pluggy entry point",
+        {"from_ep_function": True},
+    )
+    context = hooks.pre_llm_call(
+        session_id="s",
+        task_id="",
+        turn_id="",
+        user_message="ep-probe",
+        conversation_history=[],
+        is_first_turn=True,
+        model="m",
+        platform="cli",
+        parent_session_id=None,
+        sender_id=None,
+    )
+    assert context == "context from ep-register"
+    hooks.close()

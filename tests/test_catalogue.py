@@ -1,0 +1,94 @@
+"""Meta-tests that keep the catalogue honest: names, contracts, docs, facade."""
+
+from __future__ import annotations
+
+import inspect
+
+import hermes_hooks
+from hermes_hooks._contract import KIND_SENTENCES, POLICY, Kind, OnError, Selection, Thread
+from hermes_hooks._select import AGGREGATORS
+from hermes_hooks.hooks import Hooks
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+
+CAT_T1 = ["pre_tool_call", "post_tool_call", "transform_tool_result", "transform_terminal_output", "pre_transcription", "pre_llm_call", "post_llm_call", "transform_llm_output", "pre_verify", "pre_api_request", "post_api_request", "api_request_error", "on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message", "transform_api_error_classification", "on_session_start", "on_session_end", "on_session_finalize", "on_session_reset", "on_skill_lifecycle", "subagent_start", "subagent_stop", "pre_gateway_dispatch", "gateway_platform_event", "pre_command", "pre_approval_request", "post_approval_response", "kanban_task_claimed", "kanban_task_completed", "kanban_task_blocked", "on_kanban_worker_spawned", "on_kanban_worker_exited", "on_kanban_worker_stale_claim", "on_kanban_task_updated", "on_kanban_dispatch_tick"]
+
+
+def test_valid_hooks_are_exactly_the_37_of_table_cat_t1() -> None:
+    assert len(CAT_T1) == 37
+    assert frozenset(CAT_T1) == VALID_HOOKS == hermes_hooks.VALID_HOOKS
+
+
+def test_the_policy_table_covers_valid_hooks_exactly() -> None:
+    assert set(POLICY) == set(VALID_HOOKS)
+
+
+def test_policy_rows_follow_the_decisions_table() -> None:
+    unbounded = {name for name, row in POLICY.items() if not row.bounded}
+    assert unbounded == {
+        "on_stream_start",
+        "on_stream_delta",
+        "on_stream_end",
+        "on_interim_message",
+        "subagent_stop",
+    }
+    assert [n for n, row in POLICY.items() if row.on_error is OnError.FAIL_CLOSED] == [
+        "pre_tool_call"
+    ]
+    assert POLICY["subagent_stop"].thread is Thread.CALLER
+    assert POLICY["pre_gateway_dispatch"].thread is Thread.LOOP
+
+
+def test_every_hook_docstring_opens_with_its_kind_sentence() -> None:
+    for contract in CATALOGUE.values():
+        assert contract.doc.startswith(KIND_SENTENCES[contract.kind]), contract.name
+        assert len(contract.doc.splitlines()) > 2, contract.name
+
+
+def test_categories_match_table_cat_t1() -> None:
+    directives = {n for n, c in CATALOGUE.items() if c.kind is Kind.DIRECTIVE}
+    transforms = {n for n, c in CATALOGUE.items() if c.kind is Kind.TRANSFORM}
+    assert directives == {"pre_tool_call", "pre_llm_call", "pre_verify", "pre_gateway_dispatch"}
+    assert transforms == {
+        "transform_tool_result",
+        "transform_terminal_output",
+        "pre_transcription",
+        "transform_llm_output",
+        "transform_api_error_classification",
+    }
+
+
+def test_payload_fields_match_table_cat_t1_for_pre_tool_call() -> None:
+    assert [f.name for f in CATALOGUE["pre_tool_call"].fields] == [
+        "tool_name",
+        "args",
+        "task_id",
+        "session_id",
+        "tool_call_id",
+        "turn_id",
+        "api_request_id",
+        "middleware_trace",
+    ]
+
+
+def test_every_selection_has_an_aggregator() -> None:
+    assert set(AGGREGATORS) == set(Selection)
+
+
+def test_every_hook_has_a_facade_method_and_an_async_twin() -> None:
+    for name in VALID_HOOKS:
+        method = getattr(Hooks, name)
+        twin = getattr(Hooks, "a" + name)
+        assert not inspect.iscoroutinefunction(method), name
+        assert inspect.iscoroutinefunction(twin), name
+        assert f"``{name}``" in (method.__doc__ or ""), name
+
+
+def test_only_gateway_platform_event_lacks_the_envelope_marker() -> None:
+    assert [n for n, c in CATALOGUE.items() if not c.marker] == ["gateway_platform_event"]
+
+
+def test_hookimpl_marker_belongs_to_the_hermes_project() -> None:
+    @hermes_hooks.hookimpl(tryfirst=True)
+    def pre_tool_call(**kwargs: object) -> None: ...
+
+    assert pre_tool_call.hermes_impl["tryfirst"] is True  # type: ignore[attr-defined]
