@@ -10,7 +10,45 @@ from hermes_hooks._select import AGGREGATORS
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 
-CAT_T1 = ["pre_tool_call", "post_tool_call", "transform_tool_result", "transform_terminal_output", "pre_transcription", "pre_llm_call", "post_llm_call", "transform_llm_output", "pre_verify", "pre_api_request", "post_api_request", "api_request_error", "on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message", "transform_api_error_classification", "on_session_start", "on_session_end", "on_session_finalize", "on_session_reset", "on_skill_lifecycle", "subagent_start", "subagent_stop", "pre_gateway_dispatch", "gateway_platform_event", "pre_command", "pre_approval_request", "post_approval_response", "kanban_task_claimed", "kanban_task_completed", "kanban_task_blocked", "on_kanban_worker_spawned", "on_kanban_worker_exited", "on_kanban_worker_stale_claim", "on_kanban_task_updated", "on_kanban_dispatch_tick"]
+CAT_T1 = [
+    "pre_tool_call",
+    "post_tool_call",
+    "transform_tool_result",
+    "transform_terminal_output",
+    "pre_transcription",
+    "pre_llm_call",
+    "post_llm_call",
+    "transform_llm_output",
+    "pre_verify",
+    "pre_api_request",
+    "post_api_request",
+    "api_request_error",
+    "on_stream_start",
+    "on_stream_delta",
+    "on_stream_end",
+    "on_interim_message",
+    "transform_api_error_classification",
+    "on_session_start",
+    "on_session_end",
+    "on_session_finalize",
+    "on_session_reset",
+    "on_skill_lifecycle",
+    "subagent_start",
+    "subagent_stop",
+    "pre_gateway_dispatch",
+    "gateway_platform_event",
+    "pre_command",
+    "pre_approval_request",
+    "post_approval_response",
+    "kanban_task_claimed",
+    "kanban_task_completed",
+    "kanban_task_blocked",
+    "on_kanban_worker_spawned",
+    "on_kanban_worker_exited",
+    "on_kanban_worker_stale_claim",
+    "on_kanban_task_updated",
+    "on_kanban_dispatch_tick",
+]
 
 
 def test_valid_hooks_are_exactly_the_37_of_table_cat_t1() -> None:
