@@ -114,6 +114,7 @@ class Callback:
         "owner",
         "rank",
         "runner",
+        "runs_bounded",
         "seq",
         "source",
     )
@@ -137,6 +138,8 @@ class Callback:
         self.seq = seq
         self.rank = rank
         self.source = source or _SOURCE_OF_GROUP[group]
+        # Shell hooks bound themselves and webhooks only enqueue (D-15, D-79).
+        self.runs_bounded = self.source in ("python", "gateway")
         self.name = name or f"{owner}:{describe(function)}"
         self.accepts_all, self.names, _ = _accepted_names(function)
         self.is_async = inspect.iscoroutinefunction(function)

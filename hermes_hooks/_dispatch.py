@@ -10,9 +10,9 @@ aggregator (``_select``), which produces the one typed answer.  It also reports 
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -24,28 +24,76 @@ from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
 from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
-from hermes_hooks.types import DecisionRecord
+from hermes_hooks.types import DecisionRecord, Verdict
 
 __all__ = ["Dispatcher", "clone_payload_value"]
 
 log = logging.getLogger("hermes_hooks.dispatch")
 
 Listener = Callable[[DecisionRecord], None]
-_CONTAINERS = (dict, list)
 
 
 def clone_payload_value(value: Any) -> Any:
     """Copy the JSON-like containers of ``value`` (dicts and lists, recursively).
 
     Other objects are shared: host handles such as ``gateway`` must stay live, and a
-    generic deep copy would choke on locks and sockets.
+    generic deep copy would choke on locks and sockets.  Written with inline type checks
+    because it runs for every callback of every firing.
     """
     kind = type(value)
     if kind is dict:
-        return {k: clone_payload_value(v) for k, v in value.items()}
+        copy = value.copy()
+        for key, item in copy.items():  # replacing values keeps the size: safe to iterate
+            kind = type(item)
+            if kind is dict or kind is list:
+                copy[key] = clone_payload_value(item)
+        return copy
     if kind is list:
-        return [clone_payload_value(v) for v in value]
+        copy = value.copy()
+        for index, item in enumerate(copy):
+            kind = type(item)
+            if kind is dict or kind is list:
+                copy[index] = clone_payload_value(item)
+        return copy
     return value
+
+
+_CONTAINER_TYPES = frozenset({dict, list})
+
+
+def _prepare(payload: dict[str, Any], marker: bool) -> dict[str, bool]:
+    """Add the D-17 marker to ``payload`` (the firing owns it) and map each key holding
+    a container to whether it nests others: a flat one is isolated by a shallow copy,
+    a nested one is cloned."""
+    if marker and TELEMETRY_FIELD not in payload:
+        payload[TELEMETRY_FIELD] = TELEMETRY_VERSION
+    copies: dict[str, bool] = {}
+    for key in [k for k, v in payload.items() if type(v) in _CONTAINER_TYPES]:
+        value = payload[key]
+        items = value.values() if type(value) is dict else value
+        copies[key] = any([type(item) in _CONTAINER_TYPES for item in items])
+    return copies
+
+
+def _isolate(value: Any, nested: bool) -> Any:
+    return clone_payload_value(value) if nested else value.copy()
+
+
+def _narrow(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -> dict[str, Any]:
+    """D-09: only the names a callback without ``**kwargs`` declares, each isolated."""
+    kwargs = {}
+    for name in callback.names:
+        if name in base:
+            nested = copies.get(name)
+            kwargs[name] = base[name] if nested is None else _isolate(base[name], nested)
+    return kwargs
+
+
+#: hook -> (contract, aggregator class), so a firing does one dictionary lookup.
+_PLANS: dict[str, tuple[Contract, type[Aggregator]]] = {
+    name: (contract, AGGREGATORS[contract.selection]) for name, contract in CATALOGUE.items()
+}
+_COROUTINE = types.CoroutineType
 
 
 def _timeout_message(hook: str) -> str:
@@ -105,37 +153,73 @@ class Dispatcher:
             raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
-        """Run every callback of ``hook`` on ``payload``; return the aggregated answer."""
-        contract = self.contract(hook)
-        aggregator = AGGREGATORS[contract.selection](contract, payload)
-        for callback in self.manager.callbacks(hook):
-            kwargs = self._kwargs(contract, callback, aggregator.payload())
-            started = time.perf_counter()
-            try:
-                value = self._run(contract, callback, kwargs)
-            except (Exception, SystemExit) as exc:
-                self._settle(aggregator, callback, exc, started)
-            else:
-                self._settle(aggregator, callback, value, started, ok=True)
+        """Run every callback of ``hook`` on ``payload``; return the aggregated answer.
+
+        The firing owns ``payload`` (the facade passes its fresh keyword dict): the
+        envelope marker is added to it in place.
+        """
+        try:
+            contract, make = _PLANS[hook]
+        except KeyError:
+            raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
+        aggregator = make(contract, payload)
+        self._run_all(contract, aggregator, None)
         return aggregator.answer()
 
     def fire_all(self, hook: str, payload: dict[str, Any]) -> list[Any]:
         """Run every callback of ``hook``; return the non-None raw results, isolated."""
         contract = self.contract(hook)
-        observer = AGGREGATORS[contract.selection](contract, payload)
         results: list[Any] = []
-        for callback in self.manager.callbacks(hook):
-            kwargs = self._kwargs(contract, callback, payload)
-            started = time.perf_counter()
-            try:
-                value = self._run(contract, callback, kwargs)
-            except (Exception, SystemExit) as exc:
-                self._settle(observer, callback, exc, started)
-                continue
-            self._settle(observer, callback, value, started, ok=True)
-            if value is not None:
-                results.append(value)
+        self._run_all(contract, Aggregator(contract, payload), results)
         return results
+
+    def _run_all(
+        self, contract: Contract, aggregator: Aggregator, results: list[Any] | None
+    ) -> None:
+        """The firing loop shared by :meth:`fire` and :meth:`fire_all`.
+
+        It is the hot path of every tool call, so the per-callback work is inlined: a
+        dict copy plus container copies for the kwargs, the call, and a None check.
+        """
+        callbacks = self.manager.callbacks(contract.name)
+        if not callbacks:
+            return
+        bounded = self.timeout > 0 and contract.policy.bounded
+        listeners = self._listeners
+        current: dict[str, Any] | None = None
+        copies: dict[str, bool] = {}
+        started = 0.0
+        for callback in callbacks:
+            base = aggregator.current
+            if base is not current:  # the first callback, or args changed by a modify
+                current = base
+                copies = _prepare(base, contract.marker)
+            if callback.accepts_all:
+                kwargs = base.copy()
+                for key, nested in copies.items():
+                    value = kwargs[key]
+                    kwargs[key] = clone_payload_value(value) if nested else value.copy()
+            else:
+                kwargs = _narrow(callback, base, copies)
+            if listeners:
+                started = time.perf_counter()
+            try:
+                if bounded and callback.runs_bounded:
+                    value = self._bounded(contract, callback, kwargs)
+                else:
+                    value = callback.function(**kwargs)
+                    if value is not None and type(value) is _COROUTINE:
+                        value = run_coroutine(value)
+            except (Exception, SystemExit) as exc:
+                self._settle(aggregator, callback, exc, started, ok=False)
+                continue
+            if value is None:
+                if listeners:
+                    self._record(contract, callback, "none", None, started)
+                continue
+            if results is not None:
+                results.append(value)
+            self._settle(aggregator, callback, value, started, ok=True)
 
     async def afire(self, hook: str, payload: dict[str, Any]) -> Any:
         """The async twin of :meth:`fire`.
@@ -148,47 +232,32 @@ class Dispatcher:
         contract = self.contract(hook)
         if contract.policy.thread is not Thread.LOOP:
             return await asyncio.to_thread(self.fire, hook, payload)
-        aggregator = AGGREGATORS[contract.selection](contract, payload)
+        aggregator = _PLANS[hook][1](contract, payload)
         limit = self.timeout or None
         for callback in self.manager.callbacks(hook):
-            kwargs = self._kwargs(contract, callback, aggregator.payload())
+            base = aggregator.current
+            copies = _prepare(base, contract.marker)
+            if callback.accepts_all:
+                kwargs = {k: clone_payload_value(v) for k, v in base.items()}
+            else:
+                kwargs = _narrow(callback, base, copies)
             started = time.perf_counter()
             try:
                 if callback.is_async:
                     try:
                         value = await asyncio.wait_for(callback.function(**kwargs), limit)
                     except asyncio.TimeoutError:
-                        raise TimedOut(f"no result within {limit:g} s") from None
+                        raise TimedOut(f"no result within {limit} s") from None
                 else:
                     runner = self._runner(callback)
                     value = await asyncio.to_thread(runner.call, callback.function, kwargs, limit)
             except (Exception, SystemExit) as exc:
-                self._settle(aggregator, callback, exc, started)
+                self._settle(aggregator, callback, exc, started, ok=False)
             else:
                 self._settle(aggregator, callback, value, started, ok=True)
         return aggregator.answer()
 
     # -- one callback ------------------------------------------------------------------
-
-    @staticmethod
-    def _kwargs(contract: Contract, callback: Callback, payload: dict[str, Any]) -> dict[str, Any]:
-        """The callback's own copy of the payload, narrowed to what it accepts (D-09)."""
-        if callback.accepts_all:
-            kwargs = {
-                k: clone_payload_value(v) if type(v) in _CONTAINERS else v
-                for k, v in payload.items()
-            }
-            if contract.marker and TELEMETRY_FIELD not in kwargs:
-                kwargs[TELEMETRY_FIELD] = TELEMETRY_VERSION
-            return kwargs
-        kwargs = {}
-        for name in callback.names:
-            if name in payload:
-                value = payload[name]
-                kwargs[name] = clone_payload_value(value) if type(value) in _CONTAINERS else value
-            elif name == TELEMETRY_FIELD and contract.marker:
-                kwargs[name] = TELEMETRY_VERSION
-        return kwargs
 
     def _runner(self, callback: Callback) -> BoundedRunner:
         runner = callback.runner
@@ -196,24 +265,15 @@ class Dispatcher:
             runner = callback.runner = BoundedRunner(callback.name)
         return runner
 
-    def _run(self, contract: Contract, callback: Callback, kwargs: dict[str, Any]) -> Any:
-        """Call one callback where its contract says, under its bound."""
-        if (
-            self.timeout > 0
-            and contract.policy.bounded
-            and callback.source in ("python", "gateway")
-        ):
-            tool_call_id = kwargs.get("tool_call_id") if contract.name == "pre_tool_call" else None
-            return self._runner(callback).call(
-                callback.function,
-                kwargs,
-                self.timeout,
-                tool_call_id if isinstance(tool_call_id, str) else None,
-            )
-        result = callback.function(**kwargs)
-        if inspect.iscoroutine(result):
-            return run_coroutine(result)
-        return result
+    def _bounded(self, contract: Contract, callback: Callback, kwargs: dict[str, Any]) -> Any:
+        """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
+        tool_call_id = kwargs.get("tool_call_id") if contract.name == "pre_tool_call" else None
+        return self._runner(callback).call(
+            callback.function,
+            kwargs,
+            self.timeout,
+            tool_call_id if isinstance(tool_call_id, str) else None,
+        )
 
     def _settle(
         self,
@@ -221,7 +281,8 @@ class Dispatcher:
         callback: Callback,
         value: Any,
         started: float,
-        ok: bool = False,
+        *,
+        ok: bool,
     ) -> None:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
@@ -233,16 +294,26 @@ class Dispatcher:
             failure = self._failure(contract, callback, value)
             verdict, reason = aggregator.fail(callback, failure)
         if self._listeners:
-            self._emit(
-                DecisionRecord(
-                    hook=contract.name,
-                    callback=callback.name,
-                    source=callback.source,
-                    verdict=verdict,
-                    reason=reason,
-                    duration=time.perf_counter() - started,
-                )
+            self._record(contract, callback, verdict, reason, started)
+
+    def _record(
+        self,
+        contract: Contract,
+        callback: Callback,
+        verdict: Verdict,
+        reason: str | None,
+        started: float,
+    ) -> None:
+        self._emit(
+            DecisionRecord(
+                hook=contract.name,
+                callback=callback.name,
+                source=callback.source,
+                verdict=verdict,
+                reason=reason,
+                duration=time.perf_counter() - started,
             )
+        )
 
     @staticmethod
     def _failure(contract: Contract, callback: Callback, exc: BaseException) -> Failure:

@@ -282,6 +282,9 @@ class HookManager(pluggy.PluginManager):
         cached = self._cache.get(hook)
         if cached is not None:
             return cached
+        return self._build_order(hook)
+
+    def _build_order(self, hook: str) -> tuple[Callback, ...]:
         with self._lock:
             caller = getattr(self.hook, hook, None)
             records: list[Callback] = []

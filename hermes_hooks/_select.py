@@ -1,8 +1,8 @@
 """Selection rules: how the results of one firing become one answer.
 
 One :class:`Aggregator` subclass per :class:`~hermes_hooks._contract.Selection`.  The
-dispatcher creates one per firing, asks it which payload the next callback sees
-(:meth:`Aggregator.payload`), feeds it each callback's result or failure in callback
+dispatcher creates one per firing, reads the payload the next callback sees from
+:attr:`Aggregator.current`, feeds it each callback's result or failure in callback
 order, and finally asks for the :meth:`Aggregator.answer`.  Each ``add``/``fail``
 returns the verdict and reason that go into the decision record.
 """
@@ -62,15 +62,14 @@ def _text(value: Any) -> str | None:
 class Aggregator:
     """Base class: observers (return values ignored)."""
 
-    __slots__ = ("contract", "original")
+    __slots__ = ("contract", "current", "original")
 
     def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
         self.contract = contract
         self.original = payload
-
-    def payload(self) -> dict[str, Any]:
-        """The payload the next callback receives (before per-callback copying)."""
-        return self.original
+        #: The payload the next callback receives (before per-callback copying); an
+        #: attribute, not a method, because the firing loop reads it per callback.
+        self.current = payload
 
     def add(self, callback: Callback, value: Any) -> Outcome:
         """Take one callback's return value; say what it contributed."""
@@ -95,17 +94,14 @@ class ToolDecisionAggregator(Aggregator):
     __slots__ = ("approve", "args", "block", "modified")
 
     def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
-        super().__init__(contract, payload)
+        self.contract = contract
+        self.original = self.current = payload
         args = payload.get("args")
-        self.args: dict[str, Any] = dict(args) if isinstance(args, dict) else {}
+        # Never handed to a callback (each gets a copy); a modify builds a new dict.
+        self.args: dict[str, Any] = args if type(args) is dict else {}
         self.block: str | None = None
         self.approve: tuple[str | None, str, str] | None = None
         self.modified = False
-
-    def payload(self) -> dict[str, Any]:
-        if not self.modified:
-            return self.original
-        return {**self.original, "args": self.args}
 
     def add(self, callback: Callback, value: Any) -> Outcome:
         action = _action(value)
@@ -140,6 +136,7 @@ class ToolDecisionAggregator(Aggregator):
                 return ("none", "modify after a block discarded")
             self.args = {**self.args, **args}
             self.modified = True
+            self.current = {**self.original, "args": self.args}
             return ("modify", ", ".join(sorted(map(str, args))))
         return _NONE
 

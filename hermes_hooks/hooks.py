@@ -63,6 +63,8 @@ class Hooks:
         self.accept_hooks = accept_hooks
         self._manager = manager
         self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
+        # Bound once: every facade call goes straight to the dispatcher.
+        self._fire: Callable[[str, dict[str, Any]], Any] = self._dispatcher.fire
         self.sources: dict[str, Source] = {}
         self.load_options: dict[str, Any] = {}
 
@@ -132,9 +134,6 @@ class Hooks:
         self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
         self._dispatcher.timeout = self.settings.hook_callback_timeout
         attach_sources(self)
-
-    def _fire(self, name: str, payload: dict[str, Any]) -> Any:
-        return self._dispatcher.fire(name, payload)
 
     async def _afire(self, name: str, payload: dict[str, Any]) -> Any:
         return await self._dispatcher.afire(name, payload)

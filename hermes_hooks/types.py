@@ -1,4 +1,8 @@
-"""Typed answers the facade returns, and the records the dispatcher emits."""
+"""Typed answers the facade returns, and the records the dispatcher emits.
+
+They are slotted dataclasses because one is built on every firing (a frozen dataclass
+costs several times more to construct); treat them as read-only values.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +54,7 @@ FAILOVER_REASONS: tuple[str, ...] = tuple(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ToolDecision:
     """The aggregated answer of ``pre_tool_call`` (D-20..D-22).
 
@@ -73,7 +77,7 @@ class ToolDecision:
         return self.action == "block"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TranscriptionRequest:
     """The STT request fields after ``pre_transcription`` (D-28); ``None`` = default."""
 
@@ -82,14 +86,14 @@ class TranscriptionRequest:
     model: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class VerifyDirective:
     """A ``pre_verify`` answer that keeps the turn going with ``message`` (D-36)."""
 
     message: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ErrorClassification:
     """A claimed API-error classification (D-38); ``None`` fields keep the built-in hint."""
 
@@ -102,7 +106,7 @@ class ErrorClassification:
     error_context: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DispatchDecision:
     """The deciding ``pre_gateway_dispatch`` answer (D-48).
 
@@ -120,7 +124,7 @@ Verdict = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DecisionRecord:
     """One callback run, as the dispatcher reports it to subscribers.
 

@@ -1,0 +1,31 @@
+"""Timing helpers shared by the benchmarks: interleaved repeats, best-of timing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+__all__ = ["best_per_call", "ratio"]
+
+
+def best_per_call(function: Callable[[], object], calls: int, repeats: int = 7) -> float:
+    """The best (lowest) mean seconds per call over ``repeats`` runs of ``calls`` calls."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(calls):
+            function()
+        best = min(best, (time.perf_counter() - started) / calls)
+    return best
+
+
+def ratio(
+    candidate: Callable[[], object], baseline: Callable[[], object], calls: int, rounds: int = 5
+) -> tuple[float, float, float]:
+    """(candidate/baseline, candidate s/call, baseline s/call), measured interleaved so
+    that machine noise hits both sides alike; each side keeps its best round."""
+    cand, base = float("inf"), float("inf")
+    for _ in range(rounds):
+        base = min(base, best_per_call(baseline, calls, repeats=3))
+        cand = min(cand, best_per_call(candidate, calls, repeats=3))
+    return cand / base, cand, base
