@@ -52,8 +52,7 @@ def _hooks(impls: int, timeout: float, template: Callable[..., Any] = _impl) -> 
 def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Callable[[], None]:
     def fire() -> None:
         for function in functions:
-            box: list[Any] = []
-            worker = threading.Thread(target=lambda f=function: box.append(f(**PAYLOAD)))
+            worker = threading.Thread(target=function, kwargs=PAYLOAD)
             worker.daemon = True
             worker.start()
             worker.join(timeout)

@@ -11,6 +11,7 @@ import pytest
 from hermes_hooks.config import Settings, parse_callback_timeout, read_config, resolve_home
 
 KEY = "config.yaml: plugins.hook_callback_timeout"
+NOT_A_NUMBER = "not a number of seconds; using 30. Fix: a number such as 30 (0 disables the limit)."
 
 
 @pytest.mark.parametrize(
@@ -26,12 +27,12 @@ KEY = "config.yaml: plugins.hook_callback_timeout"
         (
             True,
             30.0,
-            f"{KEY} is True, not a number of seconds; using 30. Fix: a number such as 30 (0 disables the limit).",
+            f"{KEY} is True, {NOT_A_NUMBER}",
         ),
         (
             "30",
             30.0,
-            f"{KEY} is '30', not a number of seconds; using 30. Fix: a number such as 30 (0 disables the limit).",
+            f"{KEY} is '30', {NOT_A_NUMBER}",
         ),
     ],
 )
