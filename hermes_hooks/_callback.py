@@ -151,5 +151,10 @@ class Callback:
         """D-19 order: group, then plugin (or config list) rank, then registration order."""
         return (int(self.group), self.rank, self.seq)
 
+    def stop(self) -> None:
+        """Stop this callback's idle bounded workers (abandoned ones exit on return)."""
+        if self.runner is not None:
+            self.runner.close()
+
     def __repr__(self) -> str:
         return f"<Callback {self.name} on {self.hook} ({self.group.name.lower()})>"

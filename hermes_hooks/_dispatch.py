@@ -21,6 +21,7 @@ from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._log import warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
+from hermes_hooks._stream import StreamLane, event_problem
 from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
 from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
@@ -75,17 +76,24 @@ def _prepare(payload: dict[str, Any], marker: bool) -> dict[str, bool]:
     return copies
 
 
-def _isolate(value: Any, nested: bool) -> Any:
-    return clone_payload_value(value) if nested else value.copy()
-
-
-def _narrow(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -> dict[str, Any]:
-    """D-09: only the names a callback without ``**kwargs`` declares, each isolated."""
+def _kwargs(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -> dict[str, Any]:
+    """One callback's own copy of the payload (D-09, D-21): everything for a
+    ``**kwargs`` callback, else only the names it declares; containers copied (flat
+    ones shallowly, nested ones cloned) so no callback sees another's mutations."""
+    if callback.accepts_all:
+        kwargs = base.copy()
+        for key, nested in copies.items():
+            value = kwargs[key]
+            kwargs[key] = clone_payload_value(value) if nested else value.copy()
+        return kwargs
     kwargs = {}
     for name in callback.names:
         if name in base:
-            nested = copies.get(name)
-            kwargs[name] = base[name] if nested is None else _isolate(base[name], nested)
+            value = base[name]
+            deep = copies.get(name)
+            if deep is not None:
+                value = clone_payload_value(value) if deep else value.copy()
+            kwargs[name] = value
     return kwargs
 
 
@@ -116,12 +124,13 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_listeners", "manager", "timeout")
+    __slots__ = ("_lanes", "_listeners", "manager", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
         self.timeout = timeout
         self._listeners: list[Listener] = []
+        self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -141,6 +150,16 @@ class Dispatcher:
                 listener(record)
             except Exception:
                 log.exception("decision-record listener %s failed", describe(listener))
+
+    def close_lanes(self, deadline: float) -> None:
+        """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
+        for lane in list(self._lanes.values()):
+            lane.close(deadline)
+        self._lanes.clear()
+
+    def lane(self, owner: str) -> StreamLane | None:
+        """The streaming lane of ``owner``, if it has received events."""
+        return self._lanes.get(owner)
 
     # -- firing ------------------------------------------------------------------------
 
@@ -184,6 +203,9 @@ class Dispatcher:
         callbacks = self.manager.callbacks(contract.name)
         if not callbacks:
             return
+        if contract.policy.thread is Thread.QUEUE:
+            self._enqueue_all(contract, aggregator.current, callbacks)
+            return
         bounded = self.timeout > 0 and contract.policy.bounded
         listeners = self._listeners
         current: dict[str, Any] | None = None
@@ -194,13 +216,7 @@ class Dispatcher:
             if base is not current:  # the first callback, or args changed by a modify
                 current = base
                 copies = _prepare(base, contract.marker)
-            if callback.accepts_all:
-                kwargs = base.copy()
-                for key, nested in copies.items():
-                    value = kwargs[key]
-                    kwargs[key] = clone_payload_value(value) if nested else value.copy()
-            else:
-                kwargs = _narrow(callback, base, copies)
+            kwargs = _kwargs(callback, base, copies)
             if listeners:
                 started = time.perf_counter()
             try:
@@ -221,6 +237,27 @@ class Dispatcher:
                 results.append(value)
             self._settle(aggregator, callback, value, started, ok=True)
 
+    def _enqueue_all(
+        self, contract: Contract, payload: dict[str, Any], callbacks: tuple[Callback, ...]
+    ) -> None:
+        """Streaming observers (D-61): check the event once, then queue a copy per
+        callback; the token path never waits for a callback."""
+        problem = event_problem(payload)
+        if problem:
+            warn_once(
+                log, (contract.name, "stream-drop", problem),
+                "%s event dropped: it %s", contract.name, problem,
+            )  # fmt: skip
+            return
+        copies = _prepare(payload, contract.marker)
+        for callback in callbacks:
+            lane = self._lanes.get(callback.owner)
+            if lane is None:
+                lane = self._lanes.setdefault(callback.owner, StreamLane(callback.owner))
+            lane.put(callback.function, _kwargs(callback, payload, copies))
+            if self._listeners:
+                self._record(contract, callback, "none", "queued", time.perf_counter())
+
     async def afire(self, hook: str, payload: dict[str, Any]) -> Any:
         """The async twin of :meth:`fire`.
 
@@ -236,11 +273,7 @@ class Dispatcher:
         limit = self.timeout or None
         for callback in self.manager.callbacks(hook):
             base = aggregator.current
-            copies = _prepare(base, contract.marker)
-            if callback.accepts_all:
-                kwargs = {k: clone_payload_value(v) for k, v in base.items()}
-            else:
-                kwargs = _narrow(callback, base, copies)
+            kwargs = _kwargs(callback, base, _prepare(base, contract.marker))
             started = time.perf_counter()
             try:
                 if callback.is_async:

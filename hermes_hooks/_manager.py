@@ -214,9 +214,8 @@ class HookManager(pluggy.PluginManager):
             gone = [r for i, r in self._native.items() if i.plugin is result]
             if isinstance(result, _CallbackPlugin):
                 gone.append(result.record)
-            for record in gone:  # stop the idle workers of removed callbacks
-                if record.runner is not None:
-                    record.runner.close()
+            for record in gone:  # stop the background workers of removed callbacks
+                record.stop()
             self._native = {i: r for i, r in self._native.items() if i.plugin is not result}
             self._cache.clear()
             return result

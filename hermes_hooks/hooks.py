@@ -102,8 +102,17 @@ class Hooks:
         return self._dispatcher.subscribe(listener)
 
     def has_callbacks(self, name: str) -> bool:
-        """Whether any callback is registered for ``name`` (e.g. to force streaming)."""
+        """Whether any callback is registered for ``name``."""
         return bool(self._manager.callbacks(name))
+
+    @property
+    def wants_streaming(self) -> bool:
+        """D-63: provider calls must use the streaming transport when a stream start,
+        delta or end observer is registered (``on_interim_message`` alone does not)."""
+        return any(
+            self._manager.callbacks(name)
+            for name in ("on_stream_start", "on_stream_delta", "on_stream_end")
+        )
 
     def close(self, timeout: float = 5.0) -> None:
         """Flush every source's background work within ``timeout`` seconds in total."""
@@ -113,9 +122,9 @@ class Hooks:
                 source.close(max(0.0, deadline - time.monotonic()))
             except Exception:
                 log.exception("closing hook source %s failed", source.name)
+        self._dispatcher.close_lanes(deadline)
         for callback in self._manager.all_callbacks():
-            if callback.runner is not None:
-                callback.runner.close()
+            callback.stop()
 
     def unload(self) -> None:
         """Remove every callback every source registered (a reload starts from here)."""
