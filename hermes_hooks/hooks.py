@@ -25,6 +25,7 @@ from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
+from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.types import (
     DecisionRecord,
     DispatchDecision,
@@ -66,6 +67,8 @@ class Hooks:
         # Bound once: every facade call goes straight to the dispatcher.
         self._fire: Callable[[str, dict[str, Any]], Any] = self._dispatcher.fire
         self.sources: dict[str, Source] = {}
+        #: System-prompt sections registered by plugins (PS-01..PS-12).
+        self.prompt_sections = PromptSections()
         self.load_options: dict[str, Any] = {}
 
     @classmethod

@@ -23,7 +23,7 @@ import logging
 import re
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -125,6 +125,21 @@ class PluginContext:
         if name not in self._record.hooks:
             self._record.hooks.append(name)
 
+    def register_system_prompt_section(
+        self,
+        section_id: str,
+        content: str | Callable[[Mapping[str, Any]], Any],
+        *,
+        position: str = "after_memory",
+        max_chars: int = 4000,
+    ) -> None:
+        """Register a bounded system-prompt section (PS-01); see
+        :mod:`hermes_hooks.prompt_sections`.  Raises ``ValueError``/``TypeError`` on a
+        bad id, duplicate, content, position or ``max_chars`` (D-57..D-59)."""
+        self._hooks.prompt_sections.register(
+            self._record.key, section_id, content, position=position, max_chars=max_chars
+        )
+
 
 class PythonSource:
     """The Python plugins of one load."""
@@ -145,6 +160,7 @@ class PythonSource:
         """Unregister every plugin and forget its modules, so a reload re-imports."""
         for record in self.plugins:
             self._hooks.manager.unregister_owner(record.key)
+            self._hooks.prompt_sections.unregister_plugin(record.key)
         for module_name in self._modules:
             for loaded in [
                 m for m in sys.modules if m == module_name or m.startswith(module_name + ".")
@@ -196,6 +212,7 @@ class PythonSource:
             loader(record)
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
             self._hooks.manager.unregister_owner(record.key)
+            self._hooks.prompt_sections.unregister_plugin(record.key)
             record.state = "failed"
             record.error = f"{type(exc).__name__}: {exc}"
             record.hooks.clear()
