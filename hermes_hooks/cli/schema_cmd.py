@@ -1,0 +1,43 @@
+"""``hermes-hooks schema``: print the JSON Schema of an event's wire document."""
+
+from __future__ import annotations
+
+import argparse
+
+from hermes_hooks._manager import suggest_hook
+from hermes_hooks.errors import UnknownHookError
+
+NAME = "schema"
+HELP = "print the JSON Schema of an event's shell stdin or webhook body, or a config file"
+
+_FILES = {
+    "shell-stdout": "shell-stdout.schema.json",
+    "hook-yaml": "hook-yaml.schema.json",
+    "config-hooks": "config-hooks.schema.json",
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """An event name (or one of the file schemas) and the wire."""
+    parser.add_argument("name", help=f"a hook event, or one of: {', '.join(_FILES)}")
+    parser.add_argument(
+        "--wire",
+        choices=("shell-stdin", "webhook-body"),
+        default="shell-stdin",
+        help="which document of the event (default: shell-stdin)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the schema (always JSON; ``--json`` changes nothing)."""
+    from hermes_hooks.hookspecs import CATALOGUE
+    from hermes_hooks.schemas import all_schemas, render
+
+    if args.name in _FILES:
+        key = _FILES[args.name]
+    elif args.name in CATALOGUE:
+        key = f"{args.wire}/{args.name}.schema.json"
+    else:
+        raise UnknownHookError(f"unknown hook '{args.name}' — {suggest_hook(args.name)}")
+    print(render(all_schemas()[key]), end="")
+    return 0
