@@ -126,7 +126,7 @@ class LaneStats:
     delivered: int = 0
     failed: int = 0
     dropped: int = 0
-    statuses: list[int] = field(default_factory=list)
+    statuses: deque[int] = field(default_factory=lambda: deque(maxlen=100))  # latest
 
 
 def parse_retry_after(value: str | None, now: float) -> float | None:
@@ -293,7 +293,10 @@ class _LaneBase:
         if thread is not None:
             thread.join(max(0.0, deadline - time.monotonic()))
         with self._cond:
+            # Past the deadline the worker sends nothing more: what is left is lost.
             left = len(self._items) + (1 if self._in_flight else 0)
+            self._items.clear()
+            self._in_flight = False
         if left:
             log.warning(
                 "outbound webhook %s: %d event(s) not delivered before the flush deadline",
@@ -516,19 +519,38 @@ class DurableLane(_LaneBase):
                 continue
             if self._past_deadline():
                 return
-            row = self.outbox.claim_next(label, time.time(), lease)
-            if row is not None:
-                self._send_row(client, row)
-                continue
-            with self._cond:
-                if self._stopping:
-                    return  # nothing due now; later events wait in the outbox
-                if not self._kicked:
-                    due = self.outbox.next_due(label)
-                    wait = _IDLE_POLL if due is None else due - time.time()
-                    if wait > 0:
-                        self._cond.wait(min(wait, _IDLE_POLL))
-                self._kicked = False
+            try:
+                if not self._step(client, lease):
+                    return
+            except sqlite3.Error as exc:
+                warn_once(
+                    log,
+                    ("outbound-outbox-read", label, type(exc).__name__),
+                    "outbound webhook %s: outbox %s failed (%s); retrying",
+                    label,
+                    self.outbox.path,
+                    exc,
+                )
+                if not self._sleep(1.0):
+                    return
+
+    def _step(self, client: httpx.Client, lease: float) -> bool:
+        """Send the next due row, or wait for one; False when the lane should stop."""
+        label = self.target.label
+        row = self.outbox.claim_next(label, time.time(), lease)
+        if row is not None:
+            self._send_row(client, row)
+            return True
+        with self._cond:
+            if self._stopping:
+                return False  # nothing due now; later events wait in the outbox
+            if not self._kicked:
+                due = self.outbox.next_due(label)
+                wait = _IDLE_POLL if due is None else due - time.time()
+                if wait > 0:
+                    self._cond.wait(min(wait, _IDLE_POLL))
+            self._kicked = False
+        return True
 
     def _send_row(self, client: httpx.Client, row: Row) -> None:
         target = self.target

@@ -82,11 +82,16 @@ class Row:
     claimed_by: str | None
 
 
+_HOST = socket.gethostname()
+
+
 def _owner() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{_HOST}:{os.getpid()}"
 
 
 def _pid_alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True  # no harmless probe (os.kill would terminate it): wait for the lease
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -236,11 +241,10 @@ class Outbox:
 
     def release_stale_claims(self) -> int:
         """Release rows claimed by processes of this host that no longer run."""
-        host = socket.gethostname()
         with self._lock:
             claims = self._db.execute(
                 "SELECT DISTINCT claimed_by FROM outbox WHERE claimed_by LIKE ?",
-                (f"{host}:%",),
+                (f"{_HOST}:%",),
             ).fetchall()
             released = 0
             for (owner,) in claims:
