@@ -399,3 +399,15 @@ def test_d08_keys_tell_targets_apart() -> None:
     keys = [t.key("/h", "on_session_end") for t in targets]
     assert len({keys[0], keys[1], keys[2]}) == 3
     assert keys[3] == keys[0]
+
+
+def test_standard_without_a_secret_sends_no_standard_headers(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    target = one(entry(name="s", signature="standard", secret_env="UNSET_VAR"))
+    assert (target.signed, target.standard_keys) == (False, ())
+    assert warnings(caplog) == [
+        "outbound webhook s: secret_env UNSET_VAR is not set — deliveries will be UNSIGNED",
+        "outbound webhook s: signature: standard has no secret to sign with; no "
+        "webhook-signature header will be sent",
+    ]

@@ -639,3 +639,21 @@ def test_api_error_classification_is_deliverable_and_does_not_classify(
     (request,) = endpoint.wait_requests(1)
     assert answer is None  # D-39: the webhook returns nothing
     assert json.loads(request.body)["extra"]["status_code"] == 500
+
+
+def test_targets_load_on_the_gateway_surface_too(env: OutboundEnv) -> None:
+    endpoint = env.endpoint()
+    hooks = env.load(
+        f"""
+        hooks:
+          outbound:
+            - url: {endpoint.url}
+              events: [gateway_platform_event]
+        """,
+        surface="gateway",
+    )
+    hooks.gateway_platform_event(event_type="reaction", platform="telegram", payload={"e": 1})
+    (request,) = endpoint.wait_requests(1)
+    body = json.loads(request.body)
+    assert body["extra"]["event_type"] == "reaction"
+    assert "telemetry_schema_version" not in body["extra"]  # D-17: event-local payload

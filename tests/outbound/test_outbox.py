@@ -416,3 +416,35 @@ def test_outbox_purge_and_usage_errors(home: Path, capsys: pytest.CaptureFixture
     assert capsys.readouterr().out == "3 event(s) purged\n"
     assert main(["--home", str(home), "outbox", "purge", "--dead"]) == 1
     assert rows(home) == []
+
+
+def test_a_full_durable_outbox_drops_new_events(
+    env: OutboundEnv, home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from hermes_hooks.webhooks import delivery
+
+    monkeypatch.setattr(delivery, "DURABLE_CAPACITY", 2)
+    endpoint = env.endpoint(Reply(200, hold=True))
+    hooks = env.load(durable(endpoint.url, timeout="30"))
+    for n in range(3):
+        hooks.on_session_end(session_id=f"s{n}")
+    assert len(rows(home)) == 2
+    assert warnings(caplog)[-1] == (
+        "outbound webhook queue full (2 pending) — dropping on_session_end event for ci"
+    )
+
+
+def test_an_unusable_outbox_falls_back_to_best_effort(
+    env: OutboundEnv, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (home / OUTBOX_FILE).mkdir()  # something that is not a database is in the way
+    endpoint = env.endpoint()
+    hooks = env.load(durable(endpoint.url))
+    hooks.on_session_end(session_id="s1")
+    (request,) = endpoint.wait_requests(1)
+    assert json.loads(request.body)["session_id"] == "s1"
+    source = env.source(hooks)
+    assert source.records()[0].durable is False
+    assert any(
+        m.startswith("outbound webhooks: cannot open the outbox in ") for m in warnings(caplog)
+    )
