@@ -1,0 +1,261 @@
+"""Outbound webhooks: ``hooks.outbound`` targets become callbacks that enqueue signed
+POSTs on per-target delivery lanes (OUT-01..OUT-19, D-75..D-82).
+
+Each target registers one callback per event it subscribes, in the WEBHOOK group and
+ranked by its position in ``hooks.outbound`` (D-19: after Python plugins and shell
+hooks).  The callback runs on the agent's thread and does only what cannot be
+deferred: the matcher check (before any serialisation), the envelope, the delivery id
+and timestamp, the JSON body, the signature, and a hand-off to the target's lane.  It
+returns None and never blocks on the network: a slow or dead endpoint delays only its
+own lane (:mod:`hermes_hooks.webhooks.delivery`).
+
+Registration is idempotent per D-08 key (home, event, url, name, matcher, secret
+source): an identical entry is ignored with a warning, while two different targets
+sharing a url both deliver.  No consent is asked (OUT-16).
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks._callback import Group
+from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
+from hermes_hooks.envelope import DEFAULT_PROFILE, build_envelope, dumps
+from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+    from hermes_hooks.webhooks.delivery import DurableLane, Lane
+    from hermes_hooks.webhooks.outbox import Outbox
+
+__all__ = ["OutboundSource", "TargetRecord", "load"]
+
+log = logging.getLogger("hermes_hooks.outbound")
+
+_KEY_ATTRIBUTE = "_hermes_outbound_key"
+
+
+@dataclass
+class TargetRecord:
+    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it."""
+
+    index: int
+    label: str
+    state: str  # "loaded" or "skipped"
+    url: str | None = None
+    events: list[str] = field(default_factory=list)
+    matcher: str | None = None
+    timeout: int | None = None
+    signed: bool = False
+    secret: str | None = None  # where the secret comes from, never the secret itself
+    signature: str = "github"
+    durable: bool = False
+    reason: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view for ``--json`` output."""
+        return asdict(self)
+
+
+def _secret_description(target: Target) -> str | None:
+    if target.secret_env:
+        return f"secret_env {target.secret_env}" + ("" if target.signed else " (not set)")
+    if target.signed:
+        return "inline secret"
+    return None
+
+
+class OutboundSource:
+    """The outbound targets of one load, their lanes and (if any target is durable)
+    the outbox."""
+
+    name = "outbound"
+
+    def __init__(self, hooks: Hooks, targets: list[Target], skipped: list[Skipped]) -> None:
+        self._hooks = hooks
+        self.targets = targets
+        self.skipped = skipped
+        self.lanes: dict[int, Lane | DurableLane] = {}
+        self.outbox: Outbox | None = None
+        self.outbox_error: str | None = None
+        self._owners: set[str] = set()
+        self._registered: dict[int, list[str]] = {}
+        self._problems: dict[int, list[str]] = {}
+
+    # -- Source protocol ---------------------------------------------------------------
+
+    def records(self) -> list[TargetRecord]:
+        """Every entry of ``hooks.outbound``, loaded or skipped, in list order."""
+        records = [
+            TargetRecord(
+                index=t.index,
+                label=t.label,
+                state="loaded",
+                url=t.url,
+                events=self._registered.get(t.index, []),
+                matcher=t.matcher.pattern if t.matcher else None,
+                timeout=t.timeout,
+                signed=t.signed,
+                secret=_secret_description(t),
+                signature=t.signature,
+                durable=bool(getattr(self.lanes.get(t.index), "durable", False)),
+                problems=self._problems.get(t.index, []),
+            )
+            for t in self.targets
+        ]
+        records += [
+            TargetRecord(index=s.index, label=s.label, state="skipped", reason=s.reason)
+            for s in self.skipped
+        ]
+        return sorted(records, key=lambda r: r.index)
+
+    def unload(self) -> None:
+        """Remove every callback; lanes deliver what they hold, then stop."""
+        for owner in self._owners:
+            self._hooks.manager.unregister_owner(owner)
+        self._owners.clear()
+        self._registered.clear()
+        for lane in self.lanes.values():
+            lane.begin_close(None)
+
+    def close(self, timeout: float) -> None:
+        """Flush every lane together within ``timeout`` seconds in total (D-79)."""
+        if not self.lanes:
+            return
+        from hermes_hooks.webhooks.delivery import flush_lanes
+
+        flush_lanes(self.lanes.values(), timeout)
+        if self.outbox is not None and not any(
+            lane.durable and lane.worker_alive for lane in self.lanes.values()
+        ):
+            self.outbox.close()
+            self.outbox = None
+
+    # -- loading -----------------------------------------------------------------------
+
+    def _open_outbox(self) -> Outbox | None:
+        from hermes_hooks.webhooks.outbox import Outbox
+
+        try:
+            return Outbox.for_home(self._hooks.home)
+        except (OSError, sqlite3.Error) as exc:
+            self.outbox_error = f"{type(exc).__name__}: {exc}"
+            log.warning(
+                "outbound webhooks: cannot open the outbox in %s (%s); durable targets are "
+                "delivered without it (best effort)",
+                self._hooks.home,
+                exc,
+            )
+            return None
+
+    def _lane(self, target: Target) -> Lane | DurableLane:
+        from hermes_hooks.webhooks.delivery import DurableLane, Lane
+
+        if target.durable:
+            if self.outbox is None and self.outbox_error is None:
+                self.outbox = self._open_outbox()
+            if self.outbox is not None:
+                try:
+                    return DurableLane(target, self.outbox)
+                except sqlite3.Error as exc:
+                    log.warning(
+                        "outbound webhook %s: outbox unusable (%s); delivering without it",
+                        target.label,
+                        exc,
+                    )
+        return Lane(target)
+
+    def register(self) -> None:
+        """Create one lane per target and register its callbacks."""
+        manager = self._hooks.manager
+        home = str(self._hooks.home)
+        profile = getattr(self._hooks, "profile", None) or DEFAULT_PROFILE
+        for target in self.targets:
+            lane = self._lane(target)
+            self.lanes[target.index] = lane
+            owner = f"outbound:{target.label}"
+            registered: list[str] = []
+            for event in target.events:
+                key = target.key(home, event)
+                if _already_registered(self._hooks, event, key):
+                    message = (
+                        f"outbound webhook {target.label}: the same target (url, name, matcher "
+                        f"and secret) is configured twice for {event}; the duplicate is ignored"
+                    )
+                    log.warning("%s", message)
+                    self._problems.setdefault(target.index, []).append(message)
+                    continue
+                callback = _make_callback(target, event, lane.submit, profile)
+                setattr(callback, _KEY_ATTRIBUTE, key)
+                try:
+                    manager.register_callback(
+                        event,
+                        callback,
+                        owner=owner,
+                        group=Group.WEBHOOK,
+                        rank=target.index,
+                        source="webhook",
+                        name=f"outbound:{target.label}:{event}",
+                    )
+                except PluginLoadError as exc:
+                    log.warning("%s", exc)
+                    self._problems.setdefault(target.index, []).append(str(exc))
+                    continue
+                self._owners.add(owner)
+                registered.append(event)
+            self._registered[target.index] = registered
+            start = getattr(lane, "start_if_pending", None)
+            if start is not None:
+                start()
+
+
+def _already_registered(hooks: Hooks, event: str, key: tuple[str, ...]) -> bool:
+    return any(
+        getattr(cb.function, _KEY_ATTRIBUTE, None) == key for cb in hooks.manager.callbacks(event)
+    )
+
+
+def _make_callback(
+    target: Target, event: str, submit: Callable[[Any], bool], profile: str
+) -> Callable[..., None]:
+    """The callback of ``target`` for ``event``: build, sign, enqueue, return None."""
+    from hermes_hooks.webhooks.delivery import Delivery
+
+    matcher = target.matcher_for(event)
+    secret = target.github_secret
+    keys = target.standard_keys
+
+    def deliver(**payload: Any) -> None:
+        if matcher is not None and not matcher.matches(payload.get("tool_name")):
+            return None  # D-77: filtered before anything is serialised
+        now = time.time()
+        document = build_envelope(event, payload, profile=profile)
+        delivery_id = new_delivery_id()
+        timestamp = utc_timestamp(now)
+        document["delivery_id"] = delivery_id
+        document["timestamp"] = timestamp
+        body = dumps(document)
+        headers = build_headers(
+            event, delivery_id, body, secret=secret, standard_keys=keys, stamp=int(now)
+        )
+        submit(Delivery(event, delivery_id, timestamp, body, headers))
+        return None
+
+    deliver.__qualname__ = f"outbound webhook {target.label} ({event})"
+    return deliver
+
+
+def load(hooks: Hooks) -> OutboundSource:
+    """Parse ``hooks.outbound`` of ``hooks.config`` and register every usable target."""
+    targets, skipped = parse_outbound(hooks.config, str(hooks.home / "config.yaml"))
+    source = OutboundSource(hooks, targets, skipped)
+    if targets:
+        source.register()
+    return source

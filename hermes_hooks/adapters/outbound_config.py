@@ -1,0 +1,458 @@
+"""Parsing ``hooks.outbound`` (OUT-02..OUT-06, D-75..D-77) into :class:`Target` objects.
+
+Everything is decided here, once, when the config loads: the URL's scheme, the events,
+the timeout, the matcher (compiled once), the secret (``secret_env`` read once) and the
+delivery options.  A malformed entry logs one WARNING naming the file, the entry and
+the fix, and is skipped (OUT-04); the other entries still load.
+
+Keys of one entry::
+
+    name            label for logs and ``list`` (default: the url)
+    url             required; https:// (http:// warns), anything else skips the entry
+    events          required; non-empty list of catalogue hooks (not on_stream_delta)
+    secret_env      variable holding the HMAC secret; wins over ``secret`` (D-76)
+    secret          literal secret (discouraged: keep config.yaml free of credentials)
+    timeout         seconds per attempt, integer 1..60, default 10 (D-75)
+    matcher         regex on the tool name, only for pre_tool_call / post_tool_call
+    signature       "github" (default) or "standard" (adds Standard Webhooks headers)
+    durable         true: keep events in the SQLite outbox until delivered
+    retry_schedule  seconds between attempts (tuning and tests); see docs
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import re
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from hermes_hooks._manager import suggest_hook
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.webhooks.signing import split_secrets, standard_key
+
+__all__ = [
+    "DEFAULT_DURABLE_SCHEDULE",
+    "DEFAULT_RETRY_DELAY",
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "MIN_TIMEOUT",
+    "Matcher",
+    "Skipped",
+    "Target",
+    "parse_outbound",
+]
+
+log = logging.getLogger("hermes_hooks.outbound")
+
+DEFAULT_TIMEOUT = 10
+MIN_TIMEOUT = 1
+MAX_TIMEOUT = 60
+#: D-80: the one retry of an ordinary target waits 1 s.
+DEFAULT_RETRY_DELAY = 1.0
+#: Durable targets: the wait before each retry (7 attempts over about 73 minutes).
+DEFAULT_DURABLE_SCHEDULE: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
+_MAX_SCHEDULE_ITEMS = 20
+_MAX_SCHEDULE_DELAY = 86_400.0
+_REFUSED_EVENTS = {
+    "on_stream_delta": "one POST per streamed token would flood the target's queue (D-75)",
+}
+_SIGNATURES = ("github", "standard")
+_KNOWN_KEYS = frozenset(
+    {
+        "name",
+        "url",
+        "events",
+        "secret_env",
+        "secret",
+        "timeout",
+        "matcher",
+        "signature",
+        "durable",
+        "retry_schedule",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """A compiled D-66 matcher: the whole tool name must match; an invalid regular
+    expression falls back to literal equality; a missing tool name never matches."""
+
+    pattern: str
+    regex: re.Pattern[str] | None
+
+    @classmethod
+    def compile(cls, pattern: str, label: str) -> Matcher:
+        """Compile ``pattern`` once, warning (and matching literally) if it is invalid."""
+        try:
+            return cls(pattern, re.compile(pattern))
+        except re.error as exc:
+            log.warning(
+                "outbound webhook %s: matcher %r is not a valid regular expression (%s); "
+                "matching the tool name literally",
+                label,
+                pattern,
+                exc,
+            )
+            return cls(pattern, None)
+
+    def matches(self, tool_name: Any) -> bool:
+        """Whether ``tool_name`` passes this matcher."""
+        if not isinstance(tool_name, str):
+            return False
+        if self.regex is None:
+            return tool_name == self.pattern
+        return self.regex.fullmatch(tool_name) is not None
+
+
+@dataclass(frozen=True)
+class Target:
+    """One usable ``hooks.outbound`` entry, fully resolved."""
+
+    index: int
+    label: str
+    url: str
+    events: tuple[str, ...]
+    name: str | None = None
+    timeout: int = DEFAULT_TIMEOUT
+    matcher: Matcher | None = None
+    secret_env: str | None = None
+    secrets: tuple[str, ...] = ()
+    secret_source: str = "none"  # "env:<VAR>", "inline:<digest>" or "none"
+    signature: str = "github"
+    standard_keys: tuple[bytes, ...] = ()
+    durable: bool = False
+    retry_schedule: tuple[float, ...] | None = None
+
+    @property
+    def signed(self) -> bool:
+        """Whether deliveries carry a signature (``list`` shows UNSIGNED otherwise)."""
+        return bool(self.secrets)
+
+    @property
+    def github_secret(self) -> str | None:
+        """The secret of the ``X-Hermes-Signature-256`` header (the first one)."""
+        return self.secrets[0] if self.secrets else None
+
+    @property
+    def schedule(self) -> tuple[float, ...]:
+        """The waits before each retry: one for ordinary targets (D-80), several for
+        durable ones."""
+        if self.durable:
+            return self.retry_schedule or DEFAULT_DURABLE_SCHEDULE
+        return ((self.retry_schedule or (DEFAULT_RETRY_DELAY,))[0],)
+
+    @property
+    def max_attempts(self) -> int:
+        """Attempts before an event is dropped (ordinary) or dead-lettered (durable)."""
+        return len(self.schedule) + 1
+
+    def matcher_for(self, event: str) -> Matcher | None:
+        """The matcher that filters ``event`` (D-77: only tool-scoped events)."""
+        return self.matcher if CATALOGUE[event].tool_scoped else None
+
+    def key(self, home: str, event: str) -> tuple[str, ...]:
+        """The D-08 identity of this target's callback for ``event``."""
+        return (
+            home,
+            event,
+            self.url,
+            self.name or "",
+            self.matcher.pattern if self.matcher else "",
+            self.secret_source,
+        )
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A ``hooks.outbound`` entry that could not be used, with the reason."""
+
+    index: int
+    label: str
+    reason: str
+
+
+class _Skip(Exception):
+    """Raised inside entry parsing: the message is the reason and the fix."""
+
+
+def _where(source: str, index: int) -> str:
+    return f"{source}: hooks.outbound[{index}]"
+
+
+def _label(entry: Mapping[str, Any], index: int) -> str:
+    name = entry.get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    url = entry.get("url")
+    if isinstance(url, str) and url.strip():
+        return url.strip()
+    return f"#{index}"
+
+
+def _url(value: Any, label: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Skip("has no 'url'. Fix: add url: https://<host>/<path>")
+    url = value.strip()
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise _Skip(f"url {url!r} must be an https:// (or http://) address with a host")
+    if scheme == "http":
+        log.warning(
+            "outbound webhook %s: url %s uses http:// — payloads (tool inputs included) "
+            "travel unencrypted; prefer https://",
+            label,
+            url,
+        )
+    return url
+
+
+def _events(value: Any, label: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _Skip("'events' must be a list of event names, e.g. events: [on_session_end]")
+    events: list[str] = []
+    for item in value:
+        name = item.strip() if isinstance(item, str) else item
+        if name in _REFUSED_EVENTS:
+            log.warning(
+                "outbound webhook %s: %s is not available to outbound webhooks: %s; dropped",
+                label,
+                name,
+                _REFUSED_EVENTS[name],
+            )
+        elif not isinstance(name, str) or name not in VALID_HOOKS:
+            log.warning(
+                "outbound webhook %s: unknown event '%s' in hooks.outbound — %s Dropped.",
+                label,
+                name,
+                suggest_hook(str(name)),
+            )
+        elif name not in events:
+            events.append(name)
+    if not events:
+        raise _Skip("has no usable events left in 'events'")
+    return tuple(events)
+
+
+def _timeout(value: Any, label: str) -> int:
+    if value is None:
+        return DEFAULT_TIMEOUT
+    integral = isinstance(value, int) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    )
+    if isinstance(value, bool) or not integral:
+        log.warning(
+            "outbound webhook %s: timeout %r is not an integer number of seconds; using %d",
+            label,
+            value,
+            DEFAULT_TIMEOUT,
+        )
+        return DEFAULT_TIMEOUT
+    seconds = int(value)
+    clamped = min(max(seconds, MIN_TIMEOUT), MAX_TIMEOUT)
+    if clamped != seconds:
+        log.warning(
+            "outbound webhook %s: timeout %d is outside %d–%d seconds; clamped to %d",
+            label,
+            seconds,
+            MIN_TIMEOUT,
+            MAX_TIMEOUT,
+            clamped,
+        )
+    return clamped
+
+
+def _matcher(value: Any, events: tuple[str, ...], label: str) -> Matcher | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _Skip("'matcher' must be a string (a regular expression on the tool name)")
+    pattern = value.strip()
+    if not pattern:
+        return None
+    if not any(CATALOGUE[e].tool_scoped for e in events):
+        log.warning(
+            "outbound webhook %s: the matcher field is only honored for pre_tool_call / "
+            "post_tool_call, and this target subscribes to neither; the matcher is "
+            "dropped and every subscribed event is delivered.",
+            label,
+        )
+        return None
+    return Matcher.compile(pattern, label)
+
+
+def _secret(
+    entry: Mapping[str, Any], label: str, environ: Mapping[str, str]
+) -> tuple[str | None, str | None, str]:
+    """(secret text or None, secret_env name or None, secret source) per D-76."""
+    env_name = entry.get("secret_env")
+    if env_name is not None and not isinstance(env_name, str):
+        raise _Skip("'secret_env' must be the name of an environment variable")
+    env_name = (env_name or "").strip()
+    if env_name:
+        value = environ.get(env_name, "")
+        if not value.strip():
+            log.warning(
+                "outbound webhook %s: secret_env %s is not set — deliveries will be UNSIGNED",
+                label,
+                env_name,
+            )
+            return None, env_name, f"env:{env_name}"
+        return value, env_name, f"env:{env_name}"
+    inline = entry.get("secret")
+    if inline is None:
+        return None, None, "none"
+    if not isinstance(inline, str):
+        raise _Skip("'secret' must be a string (better: put it in an env var, use secret_env)")
+    if not inline:
+        return None, None, "none"
+    digest = hashlib.sha256(inline.encode("utf-8")).hexdigest()[:16]
+    return inline, None, f"inline:{digest}"
+
+
+def _schedule(value: Any, label: str) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    ok = (
+        isinstance(value, list)
+        and 0 < len(value) <= _MAX_SCHEDULE_ITEMS
+        and all(
+            isinstance(v, (int, float))
+            and not isinstance(v, bool)
+            and math.isfinite(v)
+            and 0 < v <= _MAX_SCHEDULE_DELAY
+            for v in value
+        )
+    )
+    if not ok:
+        log.warning(
+            "outbound webhook %s: retry_schedule must be a list of 1 to %d delays in "
+            "seconds (each above 0, at most %g); using the default",
+            label,
+            _MAX_SCHEDULE_ITEMS,
+            _MAX_SCHEDULE_DELAY,
+        )
+        return None
+    return tuple(float(v) for v in value)
+
+
+def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[str, str]) -> Target:
+    unknown = sorted(str(k) for k in entry if k not in _KNOWN_KEYS)
+    if unknown:
+        log.warning(
+            "outbound webhook %s: unknown key(s) %s ignored (known: %s)",
+            label,
+            ", ".join(unknown),
+            ", ".join(sorted(_KNOWN_KEYS)),
+        )
+    name = entry.get("name")
+    if name is not None and not isinstance(name, str):
+        raise _Skip("'name' must be a string")
+    url = _url(entry.get("url"), label)
+    events = _events(entry.get("events"), label)
+    signature = entry.get("signature", "github")
+    if signature not in _SIGNATURES:
+        raise _Skip(f"'signature' must be 'github' or 'standard', not {signature!r}")
+    durable = entry.get("durable", False)
+    if not isinstance(durable, bool):
+        raise _Skip(f"'durable' must be true or false, not {durable!r}")
+    secret, secret_env, secret_source = _secret(entry, label, environ)
+    secrets: tuple[str, ...] = ()
+    keys: tuple[bytes, ...] = ()
+    if secret is not None:
+        secrets = tuple(split_secrets(secret)) if signature == "standard" else (secret,)
+        if signature == "standard":
+            try:
+                keys = tuple(standard_key(s) for s in secrets)
+            except ValueError as exc:
+                raise _Skip(
+                    f"signature: standard needs whsec_<base64> secrets: the secret is {exc}"
+                ) from None
+    elif signature == "standard":
+        log.warning(
+            "outbound webhook %s: signature: standard has no secret to sign with; "
+            "no webhook-signature header will be sent",
+            label,
+        )
+    return Target(
+        index=index,
+        label=label,
+        url=url,
+        events=events,
+        name=(name.strip() or None) if isinstance(name, str) else None,
+        timeout=_timeout(entry.get("timeout"), label),
+        matcher=_matcher(entry.get("matcher"), events, label),
+        secret_env=secret_env,
+        secrets=secrets,
+        secret_source=secret_source,
+        signature=signature,
+        standard_keys=keys,
+        durable=durable,
+        retry_schedule=_schedule(entry.get("retry_schedule"), label),
+    )
+
+
+def _unique_durable(targets: list[Target], source: str) -> list[Target]:
+    """Durable events are keyed by the target's label: it must be unique."""
+    seen: set[str] = set()
+    result = []
+    for target in targets:
+        if target.durable and target.label in seen:
+            log.warning(
+                "%s: durable targets need a unique name; '%s' is used twice, so this one "
+                "is delivered without the outbox. Fix: give it its own name.",
+                _where(source, target.index),
+                target.label,
+            )
+            target = replace(target, durable=False)
+        elif target.durable:
+            seen.add(target.label)
+        result.append(target)
+    return result
+
+
+def parse_outbound(
+    config: Mapping[str, Any],
+    source: str = "config.yaml",
+    environ: Mapping[str, str] | None = None,
+) -> tuple[list[Target], list[Skipped]]:
+    """Read ``hooks.outbound`` from a parsed config; return the usable targets and the
+    skipped entries, in list order."""
+    env = os.environ if environ is None else environ
+    hooks = config.get("hooks")
+    if hooks is None:
+        return [], []
+    if not isinstance(hooks, Mapping):
+        log.warning("%s: 'hooks' must be a mapping; outbound webhooks not loaded", source)
+        return [], []
+    entries = hooks.get("outbound")
+    if entries is None:
+        return [], []
+    if not isinstance(entries, list):
+        log.warning(
+            "%s: hooks.outbound must be a list of targets (- url: ..., events: [...]); "
+            "no outbound webhook loaded",
+            source,
+        )
+        return [], []
+    targets: list[Target] = []
+    skipped: list[Skipped] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, Mapping):
+            reason = "must be a mapping with at least url and events"
+            log.warning("%s %s; skipped", _where(source, index), reason)
+            skipped.append(Skipped(index, f"#{index}", reason))
+            continue
+        label = _label(entry, index)
+        try:
+            targets.append(_entry(entry, index, label, env))
+        except _Skip as exc:
+            log.warning("%s (%s) %s; skipped", _where(source, index), label, exc)
+            skipped.append(Skipped(index, label, str(exc)))
+    return _unique_durable(targets, source), skipped
