@@ -320,8 +320,10 @@ class Dispatcher:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
         if ok:
-            if callback.source in ("shell", "webhook") and contract.shell is not ShellUse.DIRECTIVE:
-                value = None  # D-74: shell output counts only for SH-29 directives
+            if callback.source == "webhook" or (
+                callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
+            ):
+                value = None  # OUT-12 and D-74: only SH-29 shell directives count
             verdict, reason = aggregator.add(callback, value)
         else:
             failure = self._failure(contract, callback, value)

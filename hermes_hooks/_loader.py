@@ -29,13 +29,16 @@ def load(
     surface: str = "cli",
     accept_hooks: bool = False,
     entry_points: bool = True,
+    background: bool = True,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
     ``home`` defaults to ``$HERMES_HOME``, else ``~/.hermes``.  ``accept_hooks`` is
     the ``--accept-hooks`` consent bypass for shell hooks.  ``entry_points=False``
     skips installed plugin distributions (useful to test a home in isolation).
-    With ``HERMES_SAFE_MODE`` set nothing is loaded.
+    ``background=False`` loads for inspection only: adapters start no background work
+    of their own (such as redelivering a durable outbox), as ``list`` and ``doctor``
+    need.  With ``HERMES_SAFE_MODE`` set nothing is loaded.
     """
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
@@ -50,7 +53,7 @@ def load(
         config=config,
         accept_hooks=accept_hooks,
     )
-    hooks.load_options = {"entry_points": entry_points}
+    hooks.load_options = {"entry_points": entry_points, "background": background}
     attach_sources(hooks)
     return hooks
 
@@ -64,7 +67,4 @@ def attach_sources(hooks: Hooks) -> None:
         if hooks.surface not in surfaces:
             continue
         module = importlib.import_module(module_name)
-        if name == "python":
-            hooks.sources[name] = module.load(hooks, **hooks.load_options)
-        else:
-            hooks.sources[name] = module.load(hooks)
+        hooks.sources[name] = module.load(hooks)

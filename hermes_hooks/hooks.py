@@ -62,6 +62,8 @@ class Hooks:
         self.settings = settings or Settings()
         self.config: dict[str, Any] = config or {}
         self.accept_hooks = accept_hooks
+        #: The active profile named in shell stdin and webhook bodies (D-69).
+        self.profile = "default"
         self._manager = manager
         self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
         # Bound once: every facade call goes straight to the dispatcher.

@@ -338,8 +338,8 @@ def _import_file(module_name: str, init: Path) -> types.ModuleType:
     return module
 
 
-def load(hooks: Hooks, *, entry_points: bool = True) -> PythonSource:
+def load(hooks: Hooks) -> PythonSource:
     """Discover and register the Python plugins of ``hooks.home``."""
     source = PythonSource(hooks)
-    source.discover(entry_points=entry_points)
+    source.discover(entry_points=hooks.load_options.get("entry_points", True))
     return source

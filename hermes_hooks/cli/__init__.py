@@ -13,12 +13,15 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import __version__
 from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
-__all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "main", "print_json"]
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+__all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "load_home", "main", "print_json"]
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -33,6 +36,18 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
 )
+
+
+def load_home(args: argparse.Namespace, *, background: bool = True) -> Hooks:
+    """Load the home a command was pointed at, honouring the common options."""
+    from hermes_hooks import load
+
+    return load(
+        getattr(args, "home", None),
+        accept_hooks=getattr(args, "accept_hooks", False),
+        entry_points=not getattr(args, "no_entry_points", False),
+        background=background,
+    )
 
 
 def print_json(data: Any) -> None:
@@ -52,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--accept-hooks",
         action="store_true",
         help="approve shell hooks without prompting (as HERMES_ACCEPT_HOOKS=1)",
+    )
+    parser.add_argument(
+        "--no-entry-points",
+        action="store_true",
+        help="ignore plugins installed as distributions (inspect the home alone)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

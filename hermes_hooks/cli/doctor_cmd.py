@@ -66,10 +66,9 @@ def check_python_plugins(hooks: Hooks) -> list[Finding]:
 
 def run(args: argparse.Namespace) -> int:
     """Run every check and print the findings."""
-    from hermes_hooks import load
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
 
-    hooks = load(getattr(args, "home", None), accept_hooks=getattr(args, "accept_hooks", False))
+    hooks = load_home(args, background=False)
     try:
         findings: list[Finding] = []
         for spec in CHECKS:

@@ -60,10 +60,9 @@ def _renderer(spec: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
-    from hermes_hooks import load
-    from hermes_hooks.cli import print_json
+    from hermes_hooks.cli import load_home, print_json
 
-    hooks = load(getattr(args, "home", None), accept_hooks=getattr(args, "accept_hooks", False))
+    hooks = load_home(args, background=False)
     try:
         data: dict[str, Any] = {"home": str(hooks.home)}
         text = [f"Hermes home: {hooks.home}"]
