@@ -32,7 +32,10 @@ class Finding:
 
 
 #: "module:function" of every check, in report order.
-CHECKS: tuple[str, ...] = ("hermes_hooks.cli.doctor_cmd:check_python_plugins",)
+CHECKS: tuple[str, ...] = (
+    "hermes_hooks.cli.doctor_cmd:check_python_plugins",
+    "hermes_hooks.cli.gateway_views:check_gateway_hooks",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,7 +69,12 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks import load
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
 
-    hooks = load(getattr(args, "home", None), accept_hooks=getattr(args, "accept_hooks", False))
+    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    hooks = load(
+        getattr(args, "home", None),
+        surface="gateway",
+        accept_hooks=getattr(args, "accept_hooks", False),
+    )
     try:
         findings: list[Finding] = []
         for spec in CHECKS:

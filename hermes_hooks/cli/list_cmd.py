@@ -20,6 +20,7 @@ HELP = "show the hooks a Hermes home loads: plugins, shell hooks, outbound targe
 #: source name -> "module:function" rendering its section, in display order.
 SECTIONS: dict[str, str] = {
     "python": "hermes_hooks.cli.list_cmd:python_section",
+    "gateway": "hermes_hooks.cli.gateway_views:gateway_section",
 }
 
 
@@ -62,7 +63,12 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks import load
     from hermes_hooks.cli import print_json
 
-    hooks = load(getattr(args, "home", None), accept_hooks=getattr(args, "accept_hooks", False))
+    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    hooks = load(
+        getattr(args, "home", None),
+        surface="gateway",
+        accept_hooks=getattr(args, "accept_hooks", False),
+    )
     try:
         data: dict[str, Any] = {"home": str(hooks.home)}
         text = [f"Hermes home: {hooks.home}"]
