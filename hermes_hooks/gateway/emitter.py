@@ -30,7 +30,7 @@ from hermes_hooks._log import warn_once
 from hermes_hooks._workers import Hung, TimedOut
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
-from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, ThreadRunner
+from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, ThreadRunner, await_bounded
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
@@ -258,10 +258,7 @@ class GatewayEmitter:
     async def _call(self, hook: GatewayHook, event: str, context: dict[str, Any]) -> Any:
         limit = self.timeout or None
         if hook.is_async:
-            try:
-                return await asyncio.wait_for(hook.handle(event, context), limit)
-            except asyncio.TimeoutError:
-                raise TimedOut(f"cancelled after {limit:g} s") from None
+            return await await_bounded(hook.handle(event, context), limit)
         return await hook.runner.call(hook.handle, (event, context), limit)
 
     async def _run(

@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import inspect
 import queue
+import sys
 import threading
 import time
 from collections import deque
@@ -25,7 +26,7 @@ from typing import Any
 
 from hermes_hooks._workers import Hung, TimedOut, run_coroutine
 
-__all__ = ["ABANDONED_CAP", "LANE_CAPACITY", "Lane", "ThreadRunner"]
+__all__ = ["ABANDONED_CAP", "LANE_CAPACITY", "Lane", "ThreadRunner", "await_bounded"]
 
 #: Pending events per hook before new ones are dropped (D-01).
 LANE_CAPACITY = 256
@@ -41,6 +42,52 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         future.set_result(value)
     else:
         future.set_exception(value)
+
+
+async def await_bounded(awaitable: Awaitable[Any], limit: float | None) -> Any:
+    """Await ``awaitable`` in the *current* task, cancelling it after ``limit`` seconds.
+
+    Not wrapped in a task of its own (as ``asyncio.wait_for`` would): a handler that
+    raises ``SystemExit`` inside a task of its own escapes the loop instead of reaching
+    our isolation.  Raises :class:`TimedOut` at the limit.
+    """
+    if limit is None:
+        return await awaitable
+    if sys.version_info >= (3, 11):
+        scope = asyncio.timeout(limit)
+        try:
+            async with scope:
+                return await awaitable
+        except TimeoutError:
+            if scope.expired():
+                raise TimedOut(f"cancelled after {limit:g} s") from None
+            raise
+    return await _bounded_by_timer(awaitable, limit)
+
+
+async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
+    """:func:`await_bounded` for Python 3.10, which has no ``asyncio.timeout``."""
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(limit, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        uncancel = getattr(task, "uncancel", None)  # 3.11+: keep the cancel count honest
+        if uncancel is not None:
+            uncancel()
+        raise TimedOut(f"cancelled after {limit:g} s") from None
+    finally:
+        timer.cancel()
 
 
 class _Worker(threading.Thread):

@@ -51,7 +51,7 @@ class Manifest:
     name: str
     description: str = ""
     events: tuple[str, ...] = ()
-    enabled: bool = True
+    enabled: bool = True  # False only for a literal ``enabled: false``
     problems: list[Problem] = field(default_factory=list)
     #: The log line explaining why the hook is not loaded; None when it may load.
     skip: str | None = None
@@ -124,12 +124,12 @@ def _read_enabled(manifest: Manifest, data: dict[str, Any]) -> None:
     enabled = data["enabled"]
     if enabled is True:
         return
-    manifest.enabled = False
     if enabled is False:
+        manifest.enabled = False
         manifest._problem("info", "enabled", f"[hooks] Skipping {manifest.name}: enabled: false")
         manifest.skip = manifest.problems[-1].message
         return
-    # Ambiguous values ("no", 0, "false" as a string) keep the hook off until fixed:
+    # Ambiguous values (0, "false" as a string) keep the hook off until fixed:
     # loading code the author may have meant to disable is the worse mistake.
     manifest._refuse(
         "enabled",
