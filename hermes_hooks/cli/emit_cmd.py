@@ -102,6 +102,9 @@ async def _fire(hooks: Any, event: str, context: dict[str, Any], wait: float) ->
     finally:
         unsubscribe()
         emitter.close(0.0)
+    # Lanes run concurrently; show the records in delivery order (D-05), not finish order.
+    order = {hook.name: i for i, hook in enumerate(emitter.subscribers(event))}
+    records.sort(key=lambda r: order.get(r.hook, len(order)))
     return {
         "records": records,
         "decision": decision,
