@@ -424,3 +424,26 @@ def test_the_bound_cancels_in_the_current_task(bound: Any) -> None:
         assert await bound(asyncio.sleep(0, result="done"), 5) == "done"
 
     run(main())
+
+
+def test_values_beyond_json_are_deep_copied_too(hooks_dir: Path, load_gateway: Any) -> None:
+    mutate_set = """
+    from tests.gateway import probe
+
+    def handle(event_type, context):
+        context["tags"].add("mutated")
+        context["pair"][1].append("mutated")
+        probe.record(__name__, event_type, context)
+    """
+    write_hook(hooks_dir, "a-mutates", body=mutate_set)
+    write_hook(hooks_dir, "b-reads")
+    hooks: Hooks = load_gateway()
+    context = {"tags": {"vip"}, "pair": ("x", ["y"])}
+
+    async def main() -> None:
+        await hooks.gateway.emit("agent:start", context)
+        assert await hooks.gateway.drain(5)
+
+    run(main())
+    assert probe.seen("b-reads") == [("agent:start", {"tags": {"vip"}, "pair": ("x", ["y"])})]
+    assert context == {"tags": {"vip"}, "pair": ("x", ["y"])}
