@@ -211,6 +211,11 @@ class Lane:
         # Wake close() also when the task died by cancellation (e.g. loop shutdown).
         with self._changed:
             self._changed.notify_all()
+        if not task.cancelled():
+            # A KeyboardInterrupt from a handler already left the loop; reading it here
+            # stops asyncio from logging it again, with a traceback, whenever the task
+            # is garbage-collected.
+            task.exception()
 
     async def _work(self) -> None:
         me = asyncio.current_task()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from pathlib import Path
 from typing import Any
@@ -143,7 +144,7 @@ def test_system_exit_is_caught_and_logged(
 
 @pytest.mark.parametrize("kind", ["def", "async def"])
 def test_keyboard_interrupt_is_never_swallowed(
-    hooks_dir: Path, load_gateway: Any, kind: str
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture, kind: str
 ) -> None:
     write_hook(hooks_dir, "ctrl-c", body=f"{kind} handle(e, c):\n    raise KeyboardInterrupt\n")
     hooks: Hooks = load_gateway()
@@ -154,6 +155,9 @@ def test_keyboard_interrupt_is_never_swallowed(
 
     with pytest.raises(KeyboardInterrupt):
         run(main())
+    # The interrupt left the loop once; asyncio must not log it again at collection.
+    gc.collect()
+    assert [r for r in caplog.records if r.name == "asyncio"] == []
 
 
 MUTATE = """
