@@ -228,18 +228,6 @@ class Lane:
                 event, context = self._pending.popleft()
             await self._deliver(event, context)
 
-    @property
-    def pending(self) -> int:
-        """Events waiting (not counting one being delivered)."""
-        with self._changed:
-            return len(self._pending)
-
-    @property
-    def idle(self) -> bool:
-        """Nothing pending and nothing being delivered."""
-        with self._changed:
-            return not self._pending and not _alive(self._task)
-
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""
         with self._changed:

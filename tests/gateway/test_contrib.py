@@ -241,7 +241,7 @@ def test_agent_failures_are_logged_as_boot_07_says(
 
 
 def test_boot_md_lives_in_the_user_home_without_hermes_home(
-    load_gateway: Any, caplog: pytest.LogCaptureFixture
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     user_home = Path.home() / ".hermes"
     install(user_home, "boot-md")

@@ -6,7 +6,6 @@ import json
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import hermes_hooks
 from tests.gateway.conftest import run
@@ -61,7 +60,7 @@ def test_the_documented_events_are_the_catalogue() -> None:
     assert rows == list(hermes_hooks.GATEWAY_EVENTS)
 
 
-def test_the_activity_logger_example_works(load_gateway: Any, monkeypatch: Any) -> None:
+def test_the_activity_logger_example_works() -> None:
     """EX-01: the docs' meu-hook, copied into a home, logs one JSON line per event."""
     home = Path.home() / ".hermes"
     directory = home / "hooks" / "meu-hook"
