@@ -6,6 +6,7 @@ Public names (see ``design.md``)::
     hermes_hooks.load(...)      build the Hooks of a Hermes home
     hermes_hooks.Hooks          the typed facade
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
+    hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
 Importing the package stays light: the CLI, httpx and the adapters load when used.
 """
@@ -29,9 +30,11 @@ from hermes_hooks.types import (
 
 if TYPE_CHECKING:
     from hermes_hooks._loader import load
+    from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
 
 __all__ = [
+    "GATEWAY_EVENTS",
     "VALID_HOOKS",
     "DecisionRecord",
     "DispatchDecision",
@@ -58,6 +61,10 @@ def __getattr__(name: str) -> Any:
         from hermes_hooks._loader import load
 
         return load
+    if name == "GATEWAY_EVENTS":
+        from hermes_hooks.gateway.events import GATEWAY_EVENTS
+
+        return GATEWAY_EVENTS
     if name == "Hooks":
         from hermes_hooks.hooks import Hooks
 

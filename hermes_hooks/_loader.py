@@ -62,6 +62,10 @@ def attach_sources(hooks: Hooks) -> None:
     """Run every adapter of ``hooks.surface`` (unless in safe mode) into ``hooks``."""
     if safe_mode():
         log.info("HERMES_SAFE_MODE set — no plugin, shell hook, webhook or gateway hook loaded")
+        if hooks.surface == "gateway":  # D-82 names its own line for the gateway
+            from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE
+
+            logging.getLogger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
     for name, module_name, surfaces in ADAPTERS:
         if hooks.surface not in surfaces:

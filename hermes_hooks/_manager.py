@@ -171,8 +171,11 @@ class HookManager(pluggy.PluginManager):
             if not isinstance(plugin, _CallbackPlugin):
                 self._refuse_wrappers(plugin, name)
             plugin_name = super().register(plugin, name=name)
-            if plugin_name is not None and not isinstance(plugin, _CallbackPlugin):
-                for caller in self.get_hookcallers(plugin) or ():
+            callers = self.get_hookcallers(plugin) if plugin_name is not None else None
+            # Only objects that implement hooks take a place in plugin order; the
+            # gateway bridge objects, for example, implement none.
+            if plugin_name and callers and not isinstance(plugin, _CallbackPlugin):
+                for caller in callers:
                     if caller.name not in VALID_HOOKS:
                         log.warning(
                             "Plugin '%s' tried to register unknown hook '%s' — %s Ignored.",
@@ -210,7 +213,12 @@ class HookManager(pluggy.PluginManager):
     def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
         """pluggy's ``unregister``, keeping the dispatch cache in step."""
         with self._lock:
+            if name is None and plugin is not None:
+                name = self.get_name(plugin)
             result = super().unregister(plugin, name)
+            if name is not None and name in self._plugin_rank:
+                del self._plugin_rank[name]
+                self._recompute_ranks()
             gone = [r for i, r in self._native.items() if i.plugin is result]
             if isinstance(result, _CallbackPlugin):
                 gone.append(result.record)
@@ -234,6 +242,8 @@ class HookManager(pluggy.PluginManager):
                     self.unregister(plugin, plugin_name)
                     removed += 1
             self._requires.pop(owner, None)
+            if self._plugin_rank.pop(owner, None) is not None:
+                self._recompute_ranks()
             return removed
 
     # -- order -------------------------------------------------------------------------

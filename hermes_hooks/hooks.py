@@ -19,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._manager import HookManager
@@ -34,6 +34,9 @@ from hermes_hooks.types import (
     TranscriptionRequest,
     VerifyDirective,
 )
+
+if TYPE_CHECKING:
+    from hermes_hooks.gateway.emitter import GatewayEmitter
 
 __all__ = ["Hooks"]
 
@@ -91,6 +94,15 @@ class Hooks:
     def dispatcher(self) -> Dispatcher:
         """The dispatcher (exposed for benchmarks and the reference host)."""
         return self._dispatcher
+
+    @property
+    def gateway(self) -> GatewayEmitter:
+        """Gateway hooks: ``await hooks.gateway.emit(event, context)`` and friends; an
+        emitter without hooks when the gateway surface was not loaded."""
+        from hermes_hooks.gateway.emitter import GatewayEmitter
+
+        emitter = getattr(self.sources.get("gateway"), "emitter", None)
+        return emitter if isinstance(emitter, GatewayEmitter) else GatewayEmitter(0.0)
 
     def invoke(self, name: str, **payload: Any) -> list[Any]:
         """Fire hook ``name``; return the raw non-None results, after isolation."""

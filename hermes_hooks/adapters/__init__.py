@@ -33,4 +33,5 @@ class Source(Protocol):
 ADAPTERS: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("python", "hermes_hooks.adapters.python", frozenset({"cli", "gateway"})),
     ("outbound", "hermes_hooks.adapters.outbound", frozenset({"cli", "gateway"})),
+    ("gateway", "hermes_hooks.adapters.gateway", frozenset({"gateway"})),
 )

@@ -35,15 +35,17 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.schema_cmd",
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
+    "hermes_hooks.cli.emit_cmd",
 )
 
 
-def load_home(args: argparse.Namespace, *, background: bool = True) -> Hooks:
+def load_home(args: argparse.Namespace, *, surface: str = "cli", background: bool = True) -> Hooks:
     """Load the home a command was pointed at, honouring the common options."""
     from hermes_hooks import load
 
     return load(
         getattr(args, "home", None),
+        surface=surface,
         accept_hooks=getattr(args, "accept_hooks", False),
         entry_points=not getattr(args, "no_entry_points", False),
         background=background,

@@ -35,6 +35,7 @@ class Finding:
 CHECKS: tuple[str, ...] = (
     "hermes_hooks.cli.doctor_cmd:check_python_plugins",
     "hermes_hooks.cli.outbound_views:check_outbound",
+    "hermes_hooks.cli.gateway_views:check_gateway_hooks",
 )
 
 
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     """Run every check and print the findings."""
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
 
-    hooks = load_home(args, background=False)
+    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    hooks = load_home(args, surface="gateway", background=False)
     try:
         findings: list[Finding] = []
         for spec in CHECKS:

@@ -21,6 +21,7 @@ HELP = "show the hooks a Hermes home loads: plugins, shell hooks, outbound targe
 SECTIONS: dict[str, str] = {
     "python": "hermes_hooks.cli.list_cmd:python_section",
     "outbound": "hermes_hooks.cli.outbound_views:outbound_section",
+    "gateway": "hermes_hooks.cli.gateway_views:gateway_section",
 }
 
 
@@ -62,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
     from hermes_hooks.cli import load_home, print_json
 
-    hooks = load_home(args, background=False)
+    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    hooks = load_home(args, surface="gateway", background=False)
     try:
         data: dict[str, Any] = {"home": str(hooks.home)}
         text = [f"Hermes home: {hooks.home}"]

@@ -276,3 +276,22 @@ def test_reasoning_deltas_need_the_opt_in(make_hooks: Any) -> None:
         hooks.on_stream_delta(delta="y", kind="reasoning", **common)
         hooks.close()
         assert seen == expected
+
+
+def test_plugin_order_tracks_only_hook_implementing_plugins(hooks: Any) -> None:
+    class Bridge:
+        """Implements no catalogue hook, like a gateway bridge object."""
+
+    class Native:
+        @staticmethod
+        @__import__("hermes_hooks").hookimpl
+        def on_session_start(**kwargs: Any) -> None: ...
+
+    hooks.manager.register(Bridge(), name="gateway:x")
+    native = Native()
+    hooks.manager.register(native, name="native")
+    hooks.manager.register_callback("on_session_start", lambda **kw: None, owner="a")
+    assert hooks.manager.plugin_order() == ["a", "native"]
+    hooks.manager.unregister(native)
+    hooks.manager.unregister_owner("a")
+    assert hooks.manager.plugin_order() == []

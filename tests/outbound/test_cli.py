@@ -47,7 +47,7 @@ def test_list_shows_every_target(
     env.write(EX37)
     assert main(["--home", str(home), "list"]) == 0
     out = capsys.readouterr().out
-    section = out[out.index("Outbound webhooks") :].splitlines()
+    section = out[out.index("Outbound webhooks") : out.index("Gateway hooks")].splitlines()
     assert section == [
         "Outbound webhooks (3):",
         "  ✓ ci-notify → https://ci.example.com/hermes-events",

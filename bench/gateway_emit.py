@@ -1,0 +1,90 @@
+"""Gateway emit cost, as ratios against the reference's inline emit in the same process.
+
+The reference awaits every matching handler inline, one after another, on the gateway
+loop.  Ours (D-01) deep-copies the context per hook and enqueues it on the hook's lane.
+Two figures:
+
+* caller cost with no-op handlers: what one ``emit()`` costs the gateway loop when
+  handlers do nothing (ours pays a deep copy and a queue per hook);
+* caller cost with handlers that each take ~1 ms (``asyncio.sleep``): what a message
+  waits before the gateway moves on.
+
+Run: ``python3 -m bench.gateway_emit`` (about two seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import hermes_hooks
+
+HOOKS = 3
+CONTEXT = {
+    "platform": "telegram",
+    "user_id": "42",
+    "chat_id": "-100",
+    "thread_id": "",
+    "chat_type": "dm",
+    "session_id": "s1",
+    "message": "x" * 200,
+}
+
+
+def _home(root: Path, sleep: float) -> Path:
+    for i in range(HOOKS):
+        directory = root / "hooks" / f"h{i}"
+        directory.mkdir(parents=True)
+        (directory / "HOOK.yaml").write_text("events: [agent:start]\n", encoding="utf-8")
+        body = "import asyncio\n\nasync def handle(event_type, context):\n"
+        body += f"    await asyncio.sleep({sleep})\n" if sleep else "    return None\n"
+        (directory / "handler.py").write_text(body, encoding="utf-8")
+    return root
+
+
+async def _reference_emit(handlers: list[Any], event: str, context: dict[str, Any]) -> None:
+    # The reference: every handler inline, one after another, sharing one dict.
+    for handle in handlers:
+        result = handle(event, context)
+        if asyncio.iscoroutine(result):
+            await result
+
+
+async def _measure(hooks: Any, rounds: int) -> tuple[float, float]:
+    handlers = [h.handle for h in hooks.gateway.hooks]
+    started = time.perf_counter()
+    for _ in range(rounds):
+        await _reference_emit(handlers, "agent:start", CONTEXT)
+    reference = (time.perf_counter() - started) / rounds
+    ours_total = 0.0
+    for _ in range(rounds):
+        started = time.perf_counter()
+        await hooks.gateway.emit("agent:start", CONTEXT)
+        ours_total += time.perf_counter() - started
+        await hooks.gateway.drain(10)  # keep lanes short; not counted
+    return reference, ours_total / rounds
+
+
+def main() -> None:
+    """Print both ratios (ours / reference; below 1 means the caller waits less)."""
+    for label, sleep, rounds in (("no-op handlers", 0.0, 2000), ("1 ms handlers", 0.001, 200)):
+        with tempfile.TemporaryDirectory() as tmp:
+            hooks = hermes_hooks.load(
+                _home(Path(tmp), sleep), surface="gateway", entry_points=False
+            )
+            try:
+                reference, ours = asyncio.run(_measure(hooks, rounds))
+            finally:
+                hooks.close(1.0)
+                hooks.unload()
+        print(
+            f"{label} ({HOOKS} hooks): emit() caller cost = {ours / reference:.2f} x the "
+            f"reference inline emit ({ours * 1e6:.1f} us vs {reference * 1e6:.1f} us)"
+        )
+
+
+if __name__ == "__main__":
+    main()

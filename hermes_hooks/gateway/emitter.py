@@ -1,0 +1,403 @@
+"""``hooks.gateway``: emitting gateway events to the hooks that subscribe to them.
+
+``await hooks.gateway.emit(event, context)`` only enqueues and returns (D-01): each
+matching hook, in D-05 order, gets its own deep copy of ``context`` on its own lane, and
+a slow hook delays only itself.  ``await hooks.gateway.emit_command(...)`` is the one
+awaited emission, for slash commands (D-02).
+
+Every handler call is isolated the way the plugin dispatcher isolates callbacks:
+``Exception`` and ``SystemExit`` are caught and logged once (WARNING the first time,
+DEBUG for repeats) with the hook's name and handler path, ``KeyboardInterrupt`` is
+never swallowed, and each call is bounded by ``plugins.hook_callback_timeout`` (0 = no
+limit): async handlers are cancelled at the limit, sync ones abandoned on their thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import inspect
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from hermes_hooks._dispatch import clone_payload_value
+from hermes_hooks._log import warn_once
+from hermes_hooks._workers import Hung, TimedOut
+from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
+from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
+from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, ThreadRunner, await_bounded
+
+__all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
+
+log = logging.getLogger("gateway.hooks")
+
+Outcome = Literal["ok", "error", "timeout", "skipped", "dropped"]
+Listener = Callable[["CallRecord"], None]
+_CACHE_LIMIT = 1024  # distinct event names remembered; command names are open-ended
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """What happened to one event at one hook (for ``hermes-hooks emit`` and tests)."""
+
+    hook: str
+    path: str
+    event: str
+    outcome: Outcome
+    detail: str = ""
+    result: Any = None
+    duration: float = 0.0
+
+
+class GatewayHook:
+    """One loaded gateway hook: its subscriptions, its handler, its lane."""
+
+    __slots__ = ("exact", "handle", "is_async", "key", "lane", "name", "path", "prefixes", "runner")
+
+    def __init__(
+        self,
+        key: str,
+        name: str,
+        path: Path,
+        events: tuple[str, ...],
+        handle: Callable[..., Any],
+    ) -> None:
+        self.key = key  # the directory name: order (D-05) and identity
+        self.name = name
+        self.path = path  # handler.py, named in every message about this hook
+        self.handle = handle
+        # async callable objects (an ``async def __call__``) count as async too
+        call = type(handle).__call__ if not inspect.isroutine(handle) else handle
+        self.is_async = inspect.iscoroutinefunction(handle) or inspect.iscoroutinefunction(call)
+        prefixes = {wildcard_prefix(e) for e in events}
+        self.prefixes: frozenset[str] = frozenset(p for p in prefixes if p is not None)
+        self.exact: frozenset[str] = frozenset(e for e in events if wildcard_prefix(e) is None)
+        self.runner = ThreadRunner(key)
+        self.lane: Lane | None = None  # set when added to an emitter
+
+    def __repr__(self) -> str:
+        return f"<GatewayHook {self.name} ({self.path})>"
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+class _NotPlain(Exception):
+    """A value outside plain JSON-like data: copy it with ``copy.deepcopy``."""
+
+
+def _plain_copy(value: Any) -> Any:
+    # Contexts are JSON-like; copying them by hand is about 3x faster than deepcopy.
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is dict:
+        return {k: _plain_copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_plain_copy(v) for v in value]
+    if kind is tuple:
+        return tuple(_plain_copy(v) for v in value)
+    raise _NotPlain
+
+
+def _copy_context(context: Mapping[str, Any]) -> dict[str, Any]:
+    """A private deep copy per call (D-01); uncopyable values fall back to sharing."""
+    try:
+        return {k: _plain_copy(v) for k, v in context.items()}
+    except _NotPlain:
+        pass
+    try:
+        return copy.deepcopy(dict(context))
+    except Exception:
+        return {k: clone_payload_value(v) for k, v in context.items()}
+
+
+class GatewayEmitter:
+    """Delivers gateway events to the hooks of one load.
+
+    ``timeout`` is ``plugins.hook_callback_timeout`` as parsed at load (0 = no limit).
+    """
+
+    def __init__(self, timeout: float = 30.0) -> None:
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._hooks: tuple[GatewayHook, ...] = ()
+        self._cache: dict[str, tuple[GatewayHook, ...]] = {}
+        self._listeners: list[Listener] = []
+        self._closed = False
+
+    # -- membership (the adapter's side) -----------------------------------------------
+
+    @property
+    def hooks(self) -> tuple[GatewayHook, ...]:
+        """The hooks, in discovery order (ascending directory name)."""
+        return self._hooks
+
+    def add(self, hook: GatewayHook) -> None:
+        """Give ``hook`` a lane and start delivering to it."""
+
+        async def deliver(event: str, context: dict[str, Any]) -> None:
+            await self._run(hook, event, context)
+
+        hook.lane = Lane(deliver)
+        with self._lock:
+            others = tuple(h for h in self._hooks if h.key != hook.key)
+            self._hooks = tuple(sorted((*others, hook), key=lambda h: h.key))
+            self._cache.clear()
+
+    def remove(self, key: str) -> None:
+        """Stop delivering to the hook of directory ``key``; its pending events drop."""
+        with self._lock:
+            gone = [h for h in self._hooks if h.key == key]
+            self._hooks = tuple(h for h in self._hooks if h.key != key)
+            self._cache.clear()
+        for hook in gone:
+            self._stop(hook, time.monotonic())
+
+    def subscribers(self, event: str) -> tuple[GatewayHook, ...]:
+        """The hooks that receive ``event``, in D-05 order.
+
+        Exact subscribers first, then ``<prefix>:*`` subscribers, each group in
+        directory-name order; a hook subscribed both ways appears once, as exact.
+        """
+        cached = self._cache.get(event)
+        if cached is not None:
+            return cached
+        hooks = self._hooks
+        exact = [h for h in hooks if event in h.exact]
+        prefix = event_prefix(event)
+        wild = [h for h in hooks if prefix in h.prefixes and h not in exact] if prefix else []
+        found = (*exact, *wild)
+        with self._lock:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            if hooks is self._hooks:  # not changed while we looked
+                self._cache[event] = found
+        return found
+
+    # -- observers ---------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with a :class:`CallRecord` per delivery; returns an
+        unsubscribe function."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _record(self, record: CallRecord) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(record)
+            except Exception:
+                log.exception("gateway call-record listener %r failed", listener)
+
+    # -- emission ----------------------------------------------------------------------
+
+    async def emit(self, event: str, context: Mapping[str, Any] | None = None) -> None:
+        """Queue ``event`` for every subscribed hook and return at once (D-01).
+
+        Each hook gets its own deep copy of ``context``.  A hook whose lane already holds
+        256 events drops this one with a WARNING.  Never raises into the host.
+        """
+        if self._closed or not self._hooks:
+            return
+        if not isinstance(event, str):
+            warn_once(
+                log, ("emit-type", type(event)), "[hooks] emit() needs an event name, got %r", event
+            )
+            return
+        if context is None:
+            context = {}
+        elif not isinstance(context, Mapping):
+            warn_once(
+                log,
+                ("emit-context", event),
+                "[hooks] emit(%r) needs a dict context, got %s; event dropped",
+                event,
+                type(context).__name__,
+            )
+            return
+        for hook in self.subscribers(event):
+            lane = hook.lane
+            if lane is None or lane.offer(event, _copy_context(context)):
+                continue
+            log.warning(
+                "[hooks] Queue full for %s (%d pending) — dropping %s",
+                hook.name,
+                LANE_CAPACITY,
+                event,
+            )
+            self._record(CallRecord(hook.name, str(hook.path), event, "dropped", "queue full"))
+
+    async def emit_command(
+        self,
+        command: str,
+        args: str = "",
+        context: Mapping[str, Any] | None = None,
+        *,
+        raw_command: str | None = None,
+        raw_args: str | None = None,
+    ) -> CommandDecision:
+        """Fire ``command:<canonical>`` and await the hooks' decision (D-02).
+
+        ``command`` is the canonical name (an alias already resolved by the host; it is
+        trimmed, stripped of ``/`` and lower-cased here), ``args`` the argument text.
+        The context gets ``command``, ``args`` (trimmed), ``raw_command`` (the name as
+        typed, default ``command``) and ``raw_args`` (default ``args`` as received), on
+        top of the host's keys (``platform``, ``user_id``).  Handlers run one after
+        another in D-05 order, each bounded and isolated; the first non-allow decision
+        wins.  Returns an allow decision when no hook decides.
+        """
+        canonical = canonical_command(command) if isinstance(command, str) else ""
+        if self._closed or not self._hooks or not canonical:
+            return CommandDecision()
+        base = dict(context or {})
+        typed = raw_command if raw_command is not None else base.get("raw_command")
+        typed = canonical_command(typed) if isinstance(typed, str) and typed.strip() else None
+        received = raw_args if raw_args is not None else base.get("raw_args")
+        base.update(
+            command=canonical,
+            args=args.strip(),
+            raw_command=typed or canonical,
+            raw_args=received if isinstance(received, str) else args,
+        )
+        event = f"{COMMAND_PREFIX}{canonical}"
+        decision: CommandDecision | None = None
+        for hook in self.subscribers(event):
+            ok, result = await self._run(hook, event, _copy_context(base))
+            if ok and decision is None:
+                decision = read_decision(result, base["raw_command"], hook.name)
+        return decision or CommandDecision()
+
+    # -- one call ----------------------------------------------------------------------
+
+    async def _call(self, hook: GatewayHook, event: str, context: dict[str, Any]) -> Any:
+        limit = self.timeout or None
+        if hook.is_async:
+            return await await_bounded(hook.handle(event, context), limit)
+        return await hook.runner.call(hook.handle, (event, context), limit)
+
+    async def _run(
+        self, hook: GatewayHook, event: str, context: dict[str, Any]
+    ) -> tuple[bool, Any]:
+        """Run one handler call, isolated; returns (succeeded, result)."""
+        started = time.perf_counter()
+        where = str(hook.path)
+        try:
+            result = await self._call(hook, event, context)
+        except Hung as exc:
+            warn_once(
+                log,
+                ("gateway-hung", where),
+                "[hooks] %s (%s) skipped %s: %s — the handler is hung; fix or disable it",
+                hook.name,
+                where,
+                event,
+                exc,
+            )
+            outcome: Outcome = "skipped"
+            detail = str(exc)
+        except TimedOut:
+            how = "cancelled" if hook.is_async else "abandoned on its thread"
+            warn_once(
+                log,
+                ("gateway-timeout", where),
+                "[hooks] %s (%s) timed out after %g s handling %s — %s",
+                hook.name,
+                where,
+                self.timeout,
+                event,
+                how,
+            )
+            outcome, detail = "timeout", f"timed out after {self.timeout:g} s ({how})"
+        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+            detail = f"{type(exc).__name__}: {str(exc)[:500]}"
+            warn_once(
+                log,
+                ("gateway-error", where, type(exc).__name__, str(exc)),
+                "[hooks] Error in %s (%s) handling %s: %s",
+                hook.name,
+                where,
+                event,
+                detail,
+            )
+            log.debug("traceback of %s handling %s", hook.name, event, exc_info=exc)
+            outcome = "error"
+        else:
+            if self._listeners:
+                self._record(
+                    CallRecord(
+                        hook.name, where, event, "ok", "", result, time.perf_counter() - started
+                    )
+                )
+            return True, result
+        self._record(
+            CallRecord(
+                hook.name, where, event, outcome, detail, None, time.perf_counter() - started
+            )
+        )
+        return False, None
+
+    # -- waiting and stopping ----------------------------------------------------------
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every lane is empty and idle; False if ``timeout`` ran out first.
+
+        For tests, tools and orderly shutdown; the gateway itself never needs to wait.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        loop = asyncio.get_running_loop()
+        while True:
+            tasks = [t for h in self._hooks if h.lane is not None and (t := h.lane.task())]
+            if not tasks:
+                return True
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return False
+            local = [t for t in tasks if t.get_loop() is loop]
+            if local:
+                await asyncio.wait(local, timeout=remaining)
+            else:  # lanes running on another thread's loop: poll them
+                await asyncio.sleep(0.01 if remaining is None else min(0.01, remaining))
+
+    async def aclose(self, timeout: float = 5.0) -> bool:
+        """Drain for up to ``timeout`` seconds, then :meth:`close`; True if drained."""
+        drained = await self.drain(timeout)
+        self.close(0.0)
+        return drained
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop accepting events and stop every lane.
+
+        Lanes whose loop runs on another thread get up to ``timeout`` seconds in total
+        to finish; what is still pending then is dropped with a WARNING.
+        """
+        self._closed = True
+        deadline = time.monotonic() + timeout
+        for hook in self._hooks:
+            self._stop(hook, deadline)
+
+    def _stop(self, hook: GatewayHook, deadline: float) -> None:
+        dropped = hook.lane.close(deadline) if hook.lane is not None else 0
+        if dropped:
+            log.warning(
+                "[hooks] %s (%s): stopped with %d pending event(s) not delivered",
+                hook.name,
+                hook.path,
+                dropped,
+            )
+        hook.runner.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called (emits are then ignored)."""
+        return self._closed

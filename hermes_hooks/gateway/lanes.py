@@ -1,0 +1,272 @@
+"""Per-hook lanes (D-01): a bounded FIFO per gateway hook, drained by one worker.
+
+A :class:`Lane` holds the hook's pending events and, while it has any, one asyncio task
+on the emitting loop that delivers them in order.  The task ends when the lane is
+empty and the next emit starts a new one, so an idle gateway keeps no tasks, and a
+lane never needs an ``asyncio`` primitive bound to a loop that may since have closed.
+
+Sync handlers must never block the loop, so they run on a :class:`ThreadRunner`: a few
+long-lived worker threads per hook, one of which is abandoned (and later exits) when a
+call misses its limit.  Handing a call to an existing thread is far cheaper than
+starting one per call (design.md, Performance).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import queue
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from hermes_hooks._workers import Hung, TimedOut, run_coroutine
+
+__all__ = ["ABANDONED_CAP", "LANE_CAPACITY", "Lane", "ThreadRunner", "await_bounded"]
+
+#: Pending events per hook before new ones are dropped (D-01).
+LANE_CAPACITY = 256
+#: Abandoned (timed-out, still running) sync workers a hook may have alive at once.
+ABANDONED_CAP = 3
+_STOP = object()
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():  # cancelled at the limit: nobody is waiting any more
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+async def await_bounded(awaitable: Awaitable[Any], limit: float | None) -> Any:
+    """Await ``awaitable`` in the *current* task, cancelling it after ``limit`` seconds.
+
+    Not wrapped in a task of its own (as ``asyncio.wait_for`` would): a handler that
+    raises ``SystemExit`` inside a task of its own escapes the loop instead of reaching
+    our isolation.  Raises :class:`TimedOut` at the limit.
+    """
+    if limit is None:
+        return await awaitable
+    if sys.version_info >= (3, 11):
+        scope = asyncio.timeout(limit)
+        try:
+            async with scope:
+                return await awaitable
+        except TimeoutError:
+            if scope.expired():
+                raise TimedOut(f"cancelled after {limit:g} s") from None
+            raise
+    return await _bounded_by_timer(awaitable, limit)
+
+
+async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
+    """:func:`await_bounded` for Python 3.10, which has no ``asyncio.timeout``."""
+    task = asyncio.current_task()
+    assert task is not None
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(limit, expire)
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        if not expired:
+            raise
+        uncancel = getattr(task, "uncancel", None)  # 3.11+: keep the cancel count honest
+        if uncancel is not None:
+            uncancel()
+        raise TimedOut(f"cancelled after {limit:g} s") from None
+    finally:
+        timer.cancel()
+
+
+class _Worker(threading.Thread):
+    """A daemon thread that runs sync handler calls and posts results to their loop."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name=name, daemon=True)
+        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+
+    def run(self) -> None:
+        while True:
+            job = self.inbox.get()
+            if job is _STOP:
+                return
+            function, args, loop, future = job
+            try:
+                value = function(*args)
+                if inspect.iscoroutine(value):  # a plain def that returned a coroutine
+                    value = run_coroutine(value)
+                outcome = (True, value)
+            except BaseException as exc:  # handed to the awaiting lane, which decides
+                outcome = (False, exc)
+            with contextlib.suppress(RuntimeError):  # loop closed meanwhile: nobody to tell
+                loop.call_soon_threadsafe(_settle, future, *outcome)
+
+
+class ThreadRunner:
+    """Runs one hook's sync handler off the loop, on reusable worker threads."""
+
+    __slots__ = ("_abandoned", "_idle", "_lock", "_name")
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._abandoned: list[_Worker] = []
+
+    async def call(
+        self, function: Callable[..., Any], args: tuple[Any, ...], timeout: float | None
+    ) -> Any:
+        """Await ``function(*args)`` run on a worker thread, for at most ``timeout`` s.
+
+        Raises what the function raised, :class:`TimedOut` at the limit (the worker is
+        abandoned), or :class:`Hung` when too many abandoned workers are still alive.
+        """
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._abandoned = [w for w in self._abandoned if w.is_alive()]
+            if len(self._abandoned) >= ABANDONED_CAP:
+                raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
+            worker = self._idle.pop() if self._idle else self._start()
+        future: asyncio.Future[Any] = loop.create_future()
+        worker.inbox.put((function, args, loop, future))
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise TimedOut(f"no result within {timeout:g} s") from None
+        finally:
+            with self._lock:
+                if future.done() and not future.cancelled():
+                    self._idle.append(worker)
+                else:  # timed out or cancelled while the call still runs
+                    self._abandoned.append(worker)
+                    worker.inbox.put(_STOP)  # it exits after the call it is stuck in
+
+    def _start(self) -> _Worker:
+        worker = _Worker(f"hermes-hooks:gateway:{self._name}")
+        worker.start()
+        return worker
+
+    def close(self) -> None:
+        """Stop the idle workers (abandoned ones exit when their call returns)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.inbox.put(_STOP)
+
+    @property
+    def abandoned_alive(self) -> int:
+        """How many abandoned workers are still running."""
+        with self._lock:
+            return sum(1 for w in self._abandoned if w.is_alive())
+
+
+class Lane:
+    """One hook's FIFO of pending ``(event, context)`` pairs and its delivering task.
+
+    ``deliver`` is awaited once per event, in order; it must not raise (the emitter
+    isolates handler failures before they get here).
+    """
+
+    __slots__ = ("_changed", "_deliver", "_pending", "_task", "capacity")
+
+    def __init__(
+        self,
+        deliver: Callable[[str, dict[str, Any]], Awaitable[None]],
+        capacity: int = LANE_CAPACITY,
+    ) -> None:
+        self._deliver = deliver
+        self.capacity = capacity
+        self._pending: deque[tuple[str, dict[str, Any]]] = deque()
+        # One lock guards the queue and the task slot; emits may come from any loop.
+        self._changed = threading.Condition(threading.Lock())
+        self._task: asyncio.Task[None] | None = None
+
+    def offer(self, event: str, context: dict[str, Any]) -> bool:
+        """Queue one event; start the lane's task on the running loop if it has none.
+
+        Returns False, queueing nothing, when ``capacity`` events are already pending.
+        """
+        with self._changed:
+            if len(self._pending) >= self.capacity:
+                return False
+            self._pending.append((event, context))
+            if not _alive(self._task):
+                self._task = asyncio.get_running_loop().create_task(self._work())
+                self._task.add_done_callback(self._finished)
+            return True
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        # Wake close() also when the task died by cancellation (e.g. loop shutdown).
+        with self._changed:
+            self._changed.notify_all()
+        if not task.cancelled():
+            # A KeyboardInterrupt from a handler already left the loop; reading it here
+            # stops asyncio from logging it again, with a traceback, whenever the task
+            # is garbage-collected.
+            task.exception()
+
+    async def _work(self) -> None:
+        me = asyncio.current_task()
+        while True:
+            with self._changed:
+                if self._task is not me or not self._pending:
+                    if self._task is me:
+                        self._task = None
+                    return
+                event, context = self._pending.popleft()
+            await self._deliver(event, context)
+
+    def task(self) -> asyncio.Task[None] | None:
+        """The delivering task, if one is alive (for drain)."""
+        with self._changed:
+            return self._task if _alive(self._task) else None
+
+    def close(self, deadline: float) -> int:
+        """Stop the lane: wait for it to empty until ``deadline`` (a ``time.monotonic``
+        value) when its loop runs on another thread, then cancel the task and drop what
+        is left.  Returns the number of events dropped.
+        """
+        with self._changed:
+            task = self._task
+            if task is not None and _alive(task) and not _on_this_thread(task):
+                self._changed.wait_for(
+                    lambda: not _alive(self._task), max(0.0, deadline - time.monotonic())
+                )
+            dropped = len(self._pending)
+            self._pending.clear()
+            task, self._task = self._task, None
+        if task is not None and not task.done():
+            loop = task.get_loop()
+            if _on_this_thread(task):
+                task.cancel()
+            elif not loop.is_closed():
+                with contextlib.suppress(RuntimeError):  # closed in between
+                    loop.call_soon_threadsafe(task.cancel)
+        return dropped
+
+
+def _alive(task: asyncio.Task[None] | None) -> bool:
+    """A task that can still run: not finished, and its loop not closed or stopped."""
+    if task is None or task.done():
+        return False
+    loop = task.get_loop()
+    return loop.is_running() and not loop.is_closed()
+
+
+def _on_this_thread(task: asyncio.Task[None]) -> bool:
+    try:
+        return asyncio.get_running_loop() is task.get_loop()
+    except RuntimeError:
+        return False

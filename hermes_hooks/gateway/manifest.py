@@ -1,0 +1,167 @@
+"""Reading one gateway hook's ``HOOK.yaml`` by the rules of D-03.
+
+Only ``events`` is required: a non-empty list of event names.  ``name`` defaults to the
+directory name (it need not match), ``description`` is free text, and
+``enabled: false`` skips the hook without importing its handler.  An unknown event is
+kept, with a did-you-mean warning.
+
+:func:`read_manifest` never logs and never raises: it returns what it found and a list
+of :class:`Problem` s, so discovery can log them and ``doctor`` can report them with
+the file and the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from hermes_hooks.gateway.events import is_known_event, suggest_event
+
+__all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
+
+MANIFEST_FILE = "HOOK.yaml"
+HANDLER_FILE = "handler.py"
+
+_EVENTS_FIX = "write events as a YAML list of event names, e.g. events: [agent:start, agent:end]"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong (or worth knowing) about a hook directory.
+
+    ``message`` is the log line (the D-03 text where one applies); ``key`` names the
+    manifest key at fault, if any; ``fix`` says what to change.
+    """
+
+    level: Literal["error", "warn", "info"]
+    file: str
+    key: str | None
+    message: str
+    fix: str = ""
+
+
+@dataclass
+class Manifest:
+    """What a hook directory's ``HOOK.yaml`` declares, and why it may not load."""
+
+    directory: Path
+    name: str
+    description: str = ""
+    events: tuple[str, ...] = ()
+    enabled: bool = True  # False only for a literal ``enabled: false``
+    problems: list[Problem] = field(default_factory=list)
+    #: The log line explaining why the hook is not loaded; None when it may load.
+    skip: str | None = None
+
+    @property
+    def path(self) -> Path:
+        """The manifest file."""
+        return self.directory / MANIFEST_FILE
+
+    def _problem(self, level: Any, key: str | None, message: str, fix: str = "") -> None:
+        self.problems.append(Problem(level, str(self.path), key, message, fix))
+
+    def _refuse(self, key: str | None, message: str, fix: str = "") -> None:
+        self._problem("error", key, message, fix)
+        self.skip = message
+
+
+def read_manifest(directory: Path) -> Manifest:
+    """Parse ``<directory>/HOOK.yaml``; see the module docstring for the rules."""
+    manifest = Manifest(directory=directory, name=directory.name)
+    path = manifest.path
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        manifest._refuse(None, f"[hooks] Skipping {directory.name}: cannot read {path} ({exc})")
+        return manifest
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        manifest._refuse(
+            None,
+            f"[hooks] Skipping {directory.name}: {path} is not valid YAML ({detail})",
+            "fix the YAML syntax",
+        )
+        return manifest
+    if not isinstance(data, dict):
+        manifest._refuse(
+            None,
+            f"[hooks] Skipping {directory.name}: {path} must be a mapping of keys "
+            f"(name, description, events, enabled), got {type(data).__name__}",
+            _EVENTS_FIX,
+        )
+        return manifest
+    _read_name(manifest, data)
+    description = data.get("description")
+    manifest.description = "" if description is None else str(description)
+    _read_enabled(manifest, data)
+    _read_events(manifest, data)
+    return manifest
+
+
+def _read_name(manifest: Manifest, data: dict[str, Any]) -> None:
+    name = data.get("name")
+    if name is None:
+        return
+    if isinstance(name, str) and name.strip():
+        manifest.name = name.strip()
+        return
+    manifest._problem(
+        "warn",
+        "name",
+        f"[hooks] {manifest.directory.name}: 'name' must be a non-empty string, got "
+        f"{name!r}; using the directory name",
+        "quote the name or remove the key",
+    )
+
+
+def _read_enabled(manifest: Manifest, data: dict[str, Any]) -> None:
+    if "enabled" not in data:
+        return
+    enabled = data["enabled"]
+    if enabled is True:
+        return
+    if enabled is False:
+        manifest.enabled = False
+        manifest._problem("info", "enabled", f"[hooks] Skipping {manifest.name}: enabled: false")
+        manifest.skip = manifest.problems[-1].message
+        return
+    # Ambiguous values (0, "false" as a string) keep the hook off until fixed:
+    # loading code the author may have meant to disable is the worse mistake.
+    manifest._refuse(
+        "enabled",
+        f"[hooks] Skipping {manifest.name}: 'enabled' must be true or false, got {enabled!r}",
+        "write enabled: true or enabled: false (unquoted)",
+    )
+
+
+def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
+    events = data.get("events")
+    if (
+        not isinstance(events, list)
+        or not events
+        or not all(isinstance(e, str) and e.strip() for e in events)
+    ):
+        message = f"[hooks] Skipping {manifest.name}: 'events' must be a list of event names"
+        if manifest.skip is None:
+            manifest._refuse("events", message, _EVENTS_FIX)
+        else:  # already skipped (disabled): still report the bad key
+            manifest._problem("error", "events", message, _EVENTS_FIX)
+        return
+    names: list[str] = []
+    for raw in events:
+        event = raw.strip()
+        if event in names:
+            continue
+        names.append(event)
+        if not is_known_event(event):
+            manifest._problem(
+                "warn",
+                "events",
+                f"[hooks] {manifest.name}: unknown event '{event}' — {suggest_event(event)}",
+                "use an event of Table GW-T1, a command:<name>, or a <prefix>:* wildcard",
+            )
+    manifest.events = tuple(names)
