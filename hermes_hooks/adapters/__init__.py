@@ -32,4 +32,5 @@ class Source(Protocol):
 #: (name, module, surfaces) in registration order; modules load lazily.
 ADAPTERS: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("python", "hermes_hooks.adapters.python", frozenset({"cli", "gateway"})),
+    ("shell", "hermes_hooks.adapters.shell", frozenset({"cli", "gateway"})),
 )

@@ -29,6 +29,9 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.list_cmd",
     "hermes_hooks.cli.doctor_cmd",
     "hermes_hooks.cli.catalogue_cmd",
+    "hermes_hooks.cli.test_cmd",
+    "hermes_hooks.cli.approve_cmd",
+    "hermes_hooks.cli.revoke_cmd",
 )
 
 

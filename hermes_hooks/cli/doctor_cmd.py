@@ -32,7 +32,10 @@ class Finding:
 
 
 #: "module:function" of every check, in report order.
-CHECKS: tuple[str, ...] = ("hermes_hooks.cli.doctor_cmd:check_python_plugins",)
+CHECKS: tuple[str, ...] = (
+    "hermes_hooks.cli.doctor_cmd:check_python_plugins",
+    "hermes_hooks.cli.shell_views:check_shell_hooks",
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
