@@ -242,8 +242,10 @@ class _Reader:
                 continue  # D-64: outbound webhooks and output spill own these keys
             contract = CATALOGUE.get(event)
             if contract is None:
+                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
+                joiner = " — " if tail.startswith("did you mean") else " "
                 self.warn_exact(
-                    event, f"unknown hook event '{event}' in hooks: config — {suggest_hook(event)}"
+                    event, f"unknown hook event '{event}' in hooks: config{joiner}{tail}"
                 )
                 continue
             if contract.shell is ShellUse.REFUSED:
