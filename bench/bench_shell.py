@@ -10,6 +10,8 @@ alike:
   same script as an approved shell hook (matcher, consent stat, envelope, own process
   group, bounded capture, output parsing, aggregation).
 
+Each iteration runs both, alternating which goes first.
+
 The figure is the ratio of the medians, adapter / bare (design.md: at most ~1.10).
 
     python -m bench.bench_shell [iterations]
@@ -76,14 +78,23 @@ def _measure(kind: str, body: str, iterations: int) -> float:
             for _ in range(3):  # warm up both paths (page cache, imports)
                 subprocess.run([str(script)], input=payload, capture_output=True, check=False)
                 hooks.pre_tool_call(**_PAYLOAD)
-            for _ in range(iterations):
+
+            def run_bare() -> None:
                 started = time.perf_counter()
                 subprocess.run([str(script)], input=payload, capture_output=True, check=False)
                 bare.append(time.perf_counter() - started)
+
+            def run_adapter() -> None:
                 started = time.perf_counter()
                 decision = hooks.pre_tool_call(**_PAYLOAD)
                 adapter.append(time.perf_counter() - started)
                 assert decision.action == "allow", decision
+
+            for index in range(iterations):
+                # Alternate which side goes first, so neither always follows the other.
+                first, second = (run_bare, run_adapter) if index % 2 else (run_adapter, run_bare)
+                first()
+                second()
         finally:
             hooks.close()
     ratio = statistics.median(adapter) / statistics.median(bare)

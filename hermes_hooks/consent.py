@@ -38,6 +38,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from hermes_hooks._log import warn_once
 from hermes_hooks.config import env_flag
 
 try:  # POSIX: cross-process locking
@@ -264,8 +265,12 @@ class Allowlist:
         """Every valid approval (an unusable file logs a warning and approves nothing)."""
         approvals, problem = self.read()
         if problem:
-            log.warning(
-                "%s %s; no shell hook is approved by it. Fix or delete it.", self.path, problem
+            warn_once(
+                log,
+                ("allowlist", str(self.path), problem),
+                "%s %s; no shell hook is approved by it. Fix or delete it.",
+                self.path,
+                problem,
             )
         return approvals
 

@@ -39,6 +39,7 @@ DRAIN_SECONDS = 1.0
 _CHUNK = 65536
 # How often the loop checks whether the hook exited while its pipes stay open.
 _EXIT_CHECK = 0.05
+_pidfd_open = getattr(os, "pidfd_open", None)
 _READ_EVENTS = select.POLLIN | select.POLLHUP | select.POLLERR if hasattr(select, "poll") else 0
 _WRITE_EVENTS = select.POLLOUT | select.POLLERR if hasattr(select, "poll") else 0
 
@@ -155,10 +156,36 @@ def run_command(
                 stream.close()
 
 
+def _open_pidfd(process: subprocess.Popen[bytes]) -> int | None:
+    """A descriptor that becomes readable when the hook exits (Linux 5.3+), or None."""
+    if _pidfd_open is None:
+        return None
+    try:
+        return _pidfd_open(process.pid)
+    except OSError:
+        return None
+
+
 def _supervise(
     process: subprocess.Popen[bytes], stdin: bytes, timeout: float, started: float
 ) -> RunResult:
-    """The poll loop: feed stdin, read both outputs, enforce the deadline."""
+    """Run the poll loop with the hook's pidfd (when there is one), then close it."""
+    pidfd = _open_pidfd(process)
+    try:
+        return _loop(process, stdin, started + timeout, started, pidfd)
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _loop(
+    process: subprocess.Popen[bytes],
+    stdin: bytes,
+    deadline: float,
+    started: float,
+    pidfd: int | None,
+) -> RunResult:
+    """Feed stdin, read both outputs, notice the exit, enforce the deadline."""
     assert process.stdin is not None and process.stdout is not None
     assert process.stderr is not None
     result = RunResult()
@@ -166,6 +193,8 @@ def _supervise(
     poller = select.poll()
     for fd in captures:
         poller.register(fd, _READ_EVENTS)
+    if pidfd is not None:
+        poller.register(pidfd, select.POLLIN)
     view = memoryview(stdin)
     # A fresh pipe holds 64 KiB: most payloads go in one write, before any poll.
     first_fd = process.stdin.fileno()
@@ -177,9 +206,10 @@ def _supervise(
     else:
         in_fd = first_fd
         poller.register(in_fd, _WRITE_EVENTS)
-    deadline = started + timeout
-    drain_until: float | None = None  # set once killed, or once exited with pipes open
-    next_exit_check = time.monotonic() + _EXIT_CHECK
+    # Set once killed, or once the hook exited while something it forked still holds
+    # its pipes: from then on output is drained for DRAIN_SECONDS at most.
+    drain_until: float | None = None
+    next_exit_check = time.monotonic() + _EXIT_CHECK  # without a pidfd: poll for the exit
     open_outputs = len(captures)
 
     while open_outputs:
@@ -189,16 +219,22 @@ def _supervise(
                 result.timed_out = True
                 _kill_group(process)
                 drain_until = now + DRAIN_SECONDS
-            elif now >= next_exit_check:
-                # A hook that exited while something it forked still holds its pipes
-                # must not keep us waiting until the deadline.
+            elif pidfd is None and now >= next_exit_check:
                 next_exit_check = now + _EXIT_CHECK
                 if process.poll() is not None:
                     drain_until = now + DRAIN_SECONDS
         if drain_until is not None and now >= drain_until:
             break
-        limit = drain_until if drain_until is not None else min(deadline, next_exit_check)
+        limit = drain_until if drain_until is not None else deadline
+        if pidfd is None and drain_until is None:
+            limit = min(limit, next_exit_check)
         for fd, mask in poller.poll(max(0.0, limit - now) * 1000.0):
+            if fd == pidfd:
+                poller.unregister(fd)
+                process.poll()  # reap it now; its status is ready
+                if drain_until is None:
+                    drain_until = time.monotonic() + DRAIN_SECONDS
+                continue
             if fd == in_fd:
                 offset = len(view) if mask & select.POLLERR else _write(fd, view, offset)
                 if offset >= len(view):
@@ -215,13 +251,10 @@ def _supervise(
 
     if in_fd is not None:
         process.stdin.close()
-    if not result.timed_out:
-        try:
-            process.wait(max(deadline - time.monotonic(), 0.0))
-        except subprocess.TimeoutExpired:
-            # It closed its outputs but kept running until the deadline.
-            result.timed_out = True
-            _kill_group(process)
+    if not result.timed_out and not _wait_exit(process, pidfd, deadline):
+        # It closed its outputs but kept running until the deadline.
+        result.timed_out = True
+        _kill_group(process)
     if result.timed_out:
         # SIGKILL is delivered at once; the bound only guards a process stuck in the kernel.
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -232,6 +265,29 @@ def _supervise(
     result.stderr, result.stderr_truncated = err.value(), err.truncated
     result.elapsed = time.monotonic() - started
     return result
+
+
+def _wait_exit(process: subprocess.Popen[bytes], pidfd: int | None, deadline: float) -> bool:
+    """Reap the hook if it exits before ``deadline``; False if it is still running.
+
+    With a pidfd the wait wakes exactly at the exit; ``Popen.wait(timeout)`` would
+    sleep in growing steps, adding up to milliseconds to a quick hook.
+    """
+    if process.poll() is not None:
+        return True
+    remaining = max(deadline - time.monotonic(), 0.0)
+    if pidfd is not None:
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        if not poller.poll(remaining * 1000.0):
+            return False
+        process.wait()
+        return True
+    try:
+        process.wait(remaining)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def _write(fd: int, view: memoryview, offset: int) -> int:

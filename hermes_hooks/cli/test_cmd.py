@@ -76,6 +76,7 @@ def _unknown_event(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Fire every matching, allowlisted shell hook of ``args.event`` once."""
     from hermes_hooks import consent
+    from hermes_hooks._contract import ShellUse
     from hermes_hooks.adapters.shell import ShellHook
     from hermes_hooks.adapters.shell_config import parse_hooks
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
@@ -93,6 +94,13 @@ def run(args: argparse.Namespace) -> int:
     event = args.event
     if event not in CATALOGUE:
         return _unknown_event(args)
+    if CATALOGUE[event].shell is ShellUse.REFUSED:
+        message = f"Shell hooks cannot run on {event}: use a Python plugin (SH-11, D-74)."
+        if args.json:
+            print_json({"event": event, "error": message, "hooks": []})
+        else:
+            print(message)
+        return EXIT_OK
     payload = synthetic_payload(event, tool_name=args.for_tool)
     if args.payload_file:
         overrides = _read_payload_file(args.payload_file)

@@ -427,3 +427,41 @@ def test_doctor_errors(home: Path, cli: Run) -> None:
     assert (f"shell hooks.post_tool_call[2] {missing}", f"{missing} not found") in errors
     warns = [f["message"] for f in report["findings"] if f["level"] == "warn"]
     assert f"script not found: {missing}" in warns
+
+
+def test_doctor_checks_the_script_behind_an_interpreter(home: Path, cli: Run) -> None:
+    missing = home / "agent-hooks" / "gone.py"
+    command = f"python3 {missing}"
+    write_config(home, {"post_tool_call": [{"command": command}]})
+    approve(home, "post_tool_call", command)
+    _, out, _ = cli("doctor", "--json")
+    errors = [f["message"] for f in json_of(out)["findings"] if f["level"] == "error"]
+    assert errors[-1] == f"script {missing} not found"
+
+
+def test_test_on_a_python_only_event_says_so(cli: Run) -> None:
+    code, out, _ = cli("test", "transform_api_error_classification")
+    assert code == 0
+    assert out == (
+        "Shell hooks cannot run on transform_api_error_classification: use a Python plugin "
+        "(SH-11, D-74).\n"
+    )
+
+
+def test_the_list_section_of_a_live_source_shows_a_revocation(
+    home: Path, load: Callable[..., Any]
+) -> None:
+    from hermes_hooks.cli.shell_views import shell_section
+
+    gate = write_script(home / "agent-hooks" / "gate.sh", sh("echo '{}'"))
+    write_config(home, {"pre_tool_call": [{"command": str(gate)}]})
+    approve(home, "pre_tool_call", str(gate))
+    source = load().sources["shell"]
+    Allowlist(home).revoke(str(gate))
+    data, lines = shell_section(source)
+    assert data["hooks"][0]["state"] == "revoked"
+    assert lines[2] == f"    ✗ {gate}  timeout=60s  (revoked)"
+    assert shell_section(None) == (
+        None,
+        ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"],
+    )

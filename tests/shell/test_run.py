@@ -13,6 +13,7 @@ from types import FrameType
 
 import pytest
 
+from hermes_hooks.adapters import shell_run
 from hermes_hooks.adapters.shell_run import STREAM_CAP, run_command
 from tests.shell.conftest import py, sh, write_script
 
@@ -85,7 +86,7 @@ def test_every_byte_of_a_large_payload_reaches_the_hook(tmp_path: Path) -> None:
     assert not result.stdout_truncated
 
 
-def test_a_hook_that_answers_without_reading_stdin_is_fine(tmp_path: Path) -> None:
+def test_a_hook_that_answers_without_reading_stdin_is_fine(tmp_path: Path, exit_watch: str) -> None:
     script = write_script(tmp_path / "quick.sh", sh("echo '{}'"))
     result = run_command((str(script),), b"x" * (3 * MIB), 60)
     assert (result.returncode, result.stdout, result.error) == (0, b"{}\n", None)
@@ -101,7 +102,7 @@ def test_an_endless_printer_is_capped_and_stopped_at_its_timeout(tmp_path: Path)
 
 
 def test_timeout_kills_the_whole_process_group_and_reaps_the_child(
-    tmp_path: Path, leftovers: list[int]
+    tmp_path: Path, leftovers: list[int], exit_watch: str
 ) -> None:
     pids = tmp_path / "pids"
     script = write_script(
@@ -139,8 +140,18 @@ def test_timeout_kills_a_grandchild_that_detached_its_output(
     assert wait_gone(grandchild)
 
 
+@pytest.fixture(params=["pidfd", "polling"])
+def exit_watch(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test with the pidfd exit watch (Linux) and with the portable polling one."""
+    if request.param == "polling":
+        monkeypatch.setattr(shell_run, "_pidfd_open", None)
+    else:
+        assert shell_run._pidfd_open is not None
+    return str(request.param)
+
+
 def test_a_hook_that_exits_while_a_background_helper_holds_its_pipes_returns(
-    tmp_path: Path, leftovers: list[int]
+    tmp_path: Path, leftovers: list[int], exit_watch: str
 ) -> None:
     # The helper keeps stdout open for 300 s; the firing must end once the hook itself
     # exited (after a short drain), not at the 60 s deadline, and must not kill it.
@@ -158,7 +169,7 @@ def test_a_hook_that_exits_while_a_background_helper_holds_its_pipes_returns(
 
 
 def test_a_hook_that_closes_its_outputs_but_keeps_running_times_out(
-    tmp_path: Path, leftovers: list[int]
+    tmp_path: Path, leftovers: list[int], exit_watch: str
 ) -> None:
     pid_file = tmp_path / "child"
     script = write_script(
