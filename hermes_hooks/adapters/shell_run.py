@@ -12,9 +12,11 @@ The rules (SH-12, D-15, design.md "Performance"):
   deadlock against us, and no thread is started per call;
 * capture is bounded: at most :data:`STREAM_CAP` bytes are kept per stream; the rest is
   read and discarded so the hook never blocks on a full pipe;
-* after the kill, and after the hook exits while something it forked still holds its
-  pipes, output is drained for at most :data:`DRAIN_SECONDS`; the direct child is always
-  reaped, so no zombie is left.
+* the hook's exit is watched through a pidfd (Linux), else by polling every 50 ms, so
+  a quick hook is reaped the moment it exits and one that exits while something it
+  forked still holds its pipes does not keep the caller waiting: output is drained for
+  at most :data:`DRAIN_SECONDS` (as after a kill) and the helper is left alone;
+* the direct child is always reaped, so no zombie is left.
 
 On platforms without ``poll`` (Windows) a simpler ``communicate()`` path is used.
 """
@@ -37,7 +39,7 @@ STREAM_CAP = 1024 * 1024
 #: How long output is drained after a kill, or after exit while the pipes stay open.
 DRAIN_SECONDS = 1.0
 _CHUNK = 65536
-# How often the loop checks whether the hook exited while its pipes stay open.
+# Without a pidfd: how often the loop checks whether the hook exited.
 _EXIT_CHECK = 0.05
 _pidfd_open = getattr(os, "pidfd_open", None)
 _READ_EVENTS = select.POLLIN | select.POLLHUP | select.POLLERR if hasattr(select, "poll") else 0
