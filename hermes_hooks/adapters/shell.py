@@ -15,6 +15,7 @@ SH-13 envelope, runs the command (:mod:`.shell_run`) and returns the canonical d
 
 from __future__ import annotations
 
+import itertools
 import logging
 import weakref
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
+_LOADS = itertools.count(1)
 # D-08: what each manager already holds, per home: (home, event, matcher, command).
 _REGISTERED: weakref.WeakKeyDictionary[HookManager, set[tuple[str, str, str | None, str]]] = (
     weakref.WeakKeyDictionary()
@@ -128,7 +130,8 @@ class ShellSource:
         self.config_path = hooks.home / "config.yaml"
         self.allowlist = consent.Allowlist(hooks.home)
         self.watch = consent.AllowlistWatch(self.allowlist)
-        self.owner = f"shell-hooks:{hooks.home}"
+        # One owner per load, so unloading a source removes exactly what it registered.
+        self.owner = f"shell-hooks:{hooks.home}:{next(_LOADS)}"
         self.bypass = consent.bypass_reason(hooks.accept_hooks, hooks.config)
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []

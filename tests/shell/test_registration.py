@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import hermes_hooks
 from hermes_hooks.adapters import shell
 from hermes_hooks.hooks import Hooks
 from tests.conftest import tool_payload, write_plugin
@@ -149,6 +150,8 @@ def test_loading_twice_registers_once_and_unload_then_reload_restores(
     again = shell.load(hooks)
     assert len(hooks.manager.callbacks("post_tool_call")) == 1
     assert again.records()[0].note == "already registered"
+    again.unload()  # it registered nothing, so it removes nothing
+    assert len(hooks.manager.callbacks("post_tool_call")) == 1
     hooks.sources["shell"].unload()
     assert hooks.manager.callbacks("post_tool_call") == ()
     hooks.sources["shell"] = shell.load(hooks)
@@ -168,12 +171,10 @@ def test_safe_mode_registers_and_runs_nothing(
     assert not marker.exists()
 
 
-def test_the_gateway_surface_loads_shell_hooks_too(gate: Callable[..., Hooks], home: Path) -> None:
+def test_the_gateway_surface_loads_shell_hooks_too(home: Path) -> None:
     script = write_script(home / "agent-hooks" / "g.sh", sh('echo \'{"action": "block"}\''))
     write_config(home, {"pre_tool_call": [{"command": str(script)}]})
     approve(home, "pre_tool_call", str(script))
-    import hermes_hooks
-
     hooks = hermes_hooks.load(home, surface="gateway", entry_points=False)
     try:
         assert hooks.pre_tool_call(**tool_payload()).message == "Blocked by shell hook."
