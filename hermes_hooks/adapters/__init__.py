@@ -32,6 +32,7 @@ class Source(Protocol):
 #: (name, module, surfaces) in registration order; modules load lazily.
 ADAPTERS: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("python", "hermes_hooks.adapters.python", frozenset({"cli", "gateway"})),
+    ("shell", "hermes_hooks.adapters.shell", frozenset({"cli", "gateway"})),
     ("outbound", "hermes_hooks.adapters.outbound", frozenset({"cli", "gateway"})),
     ("gateway", "hermes_hooks.adapters.gateway", frozenset({"gateway"})),
 )

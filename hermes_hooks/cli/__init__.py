@@ -36,6 +36,9 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
     "hermes_hooks.cli.emit_cmd",
+    "hermes_hooks.cli.test_cmd",
+    "hermes_hooks.cli.approve_cmd",
+    "hermes_hooks.cli.revoke_cmd",
 )
 
 

@@ -20,6 +20,7 @@ HELP = "show the hooks a Hermes home loads: plugins, shell hooks, outbound targe
 #: source name -> "module:function" rendering its section, in display order.
 SECTIONS: dict[str, str] = {
     "python": "hermes_hooks.cli.list_cmd:python_section",
+    "shell": "hermes_hooks.cli.shell_views:shell_section",
     "outbound": "hermes_hooks.cli.outbound_views:outbound_section",
     "gateway": "hermes_hooks.cli.gateway_views:gateway_section",
 }

@@ -1,0 +1,440 @@
+"""The ``hooks:`` block of ``config.yaml``, parsed once at load into :class:`ShellEntry` s.
+
+Every rule of SH-04..SH-11 and D-64..D-68 lives here:
+
+* reserved keys (``outbound``, ``output_spill``) are skipped silently (D-64);
+* unknown events warn with a did-you-mean (D-65); Python-only events are refused
+  (SH-11, D-74);
+* ``command`` is split into arguments without a shell, ``~`` expanded per argument
+  (D-67); the trimmed, unexpanded string stays the consent key;
+* ``matcher`` must match the whole tool name (D-66), ``timeout`` is an integer in
+  1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``.
+
+One bad entry never drops the others.  Every warning names the file, the event and the
+entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is kept in
+:attr:`ParsedHooks.problems` for ``list`` and ``doctor``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import re
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_hooks._contract import ShellUse
+from hermes_hooks._manager import suggest_hook
+from hermes_hooks.hookspecs import CATALOGUE
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "RESERVED_KEYS",
+    "SCRIPT_EXTENSIONS",
+    "ConfigProblem",
+    "ParsedHooks",
+    "ShellEntry",
+    "auto_accept_configured",
+    "expand_argv",
+    "parse_hooks",
+    "script_for_command",
+    "split_command",
+]
+
+log = logging.getLogger("hermes_hooks.shell")
+
+DEFAULT_TIMEOUT = 60
+MAX_TIMEOUT = 300
+#: D-64: keys under ``hooks:`` that belong to other systems, not event names.
+RESERVED_KEYS = frozenset({"outbound", "output_spill"})
+#: D-73: the extensions that mark the script argument of a command.
+SCRIPT_EXTENSIONS = (
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".fish",
+    ".py",
+    ".pyw",
+    ".rb",
+    ".pl",
+    ".lua",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+)
+#: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
+MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
+#: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
+BLOCKING_EVENTS = frozenset({"pre_tool_call"})
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+_FALSY = frozenset({"0", "false", "no", "off"})
+_REFUSAL_REASONS = {
+    "transform_api_error_classification": (
+        "it is Python-plugin-only (SH-11): a shell hook cannot return a classification"
+    ),
+    "on_stream_delta": (
+        "it fires once per streamed token and would spawn one process per token (D-74)"
+    ),
+}
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def split_command(command: str) -> list[str]:
+    """Split ``command`` into arguments without a shell (D-67).
+
+    POSIX shell-word rules (quotes, backslashes); on Windows, whitespace and double
+    quotes only, so backslashes in paths survive.  Raises ``ValueError`` on an
+    unbalanced quote.
+    """
+    if os.name != "nt":
+        return shlex.split(command, posix=True)
+    return [
+        part[1:-1] if len(part) >= 2 and part[0] == part[-1] == '"' else part
+        for part in shlex.split(command, posix=False)
+    ]
+
+
+def _expand(arg: str) -> str:
+    # D-67: only an argument that is exactly "~" or starts with "~/" expands.
+    if arg == "~" or arg.startswith("~/"):
+        return os.path.expanduser(arg)
+    return arg
+
+
+def expand_argv(argv: list[str]) -> tuple[str, ...]:
+    """``argv`` with ``~`` expanded in each argument that is ``~`` or starts ``~/``."""
+    return tuple(_expand(arg) for arg in argv)
+
+
+def script_for_command(command: str) -> Path | None:
+    """The script a command runs, per D-73, or None when the command cannot be split.
+
+    The first argument with a script extension, else the first containing ``/`` or
+    starting with ``~``, else the first (``~`` expanded).  A bare program name is looked
+    up on ``PATH`` the way the spawn does.  The path need not exist.
+    """
+    try:
+        parts = split_command(command)
+    except ValueError:
+        return None
+    if not parts:
+        return None
+    chosen = next((p for p in parts if p.lower().endswith(SCRIPT_EXTENSIONS)), None)
+    if chosen is None:
+        chosen = next((p for p in parts if "/" in p or p.startswith("~")), parts[0])
+    if chosen is parts[0] and "/" not in chosen and not chosen.startswith("~"):
+        found = shutil.which(chosen)
+        if found:
+            return Path(found)
+    return Path(os.path.expanduser(chosen))
+
+
+# -- parsed entries --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One warning raised while reading the ``hooks:`` block."""
+
+    event: str
+    index: int | None  # None when the problem concerns the whole event key
+    message: str
+
+    @property
+    def where(self) -> str:
+        """``hooks.<event>`` or ``hooks.<event>[<index>]``."""
+        return f"hooks.{self.event}" if self.index is None else f"hooks.{self.event}[{self.index}]"
+
+
+@dataclass(frozen=True, eq=False)
+class ShellEntry:
+    """One valid ``hooks.<event>[<index>]`` entry, ready to run."""
+
+    event: str
+    index: int
+    command: str  # trimmed, unexpanded: the consent key (D-67)
+    argv: tuple[str, ...]  # split, ``~`` expanded: what is executed
+    matcher: str | None = None
+    timeout: int = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    pattern: re.Pattern[str] | None = field(default=None, repr=False)
+
+    @property
+    def key(self) -> tuple[str, str | None, str]:
+        """The D-08 identity within one home: (event, matcher, command)."""
+        return (self.event, self.matcher, self.command)
+
+    @property
+    def where(self) -> str:
+        """``hooks.<event>[<index>]``, for messages."""
+        return f"hooks.{self.event}[{self.index}]"
+
+    def matches(self, tool_name: Any) -> bool:
+        """D-66: no matcher matches everything; a set matcher must match the whole tool
+        name (literal equality when the regex did not compile) and never matches a
+        missing one."""
+        if self.matcher is None:
+            return True
+        if not isinstance(tool_name, str):
+            return False
+        if self.pattern is None:
+            return tool_name == self.matcher
+        return self.pattern.fullmatch(tool_name) is not None
+
+
+@dataclass
+class ParsedHooks:
+    """The result of reading one ``hooks:`` block."""
+
+    entries: list[ShellEntry] = field(default_factory=list)
+    problems: list[ConfigProblem] = field(default_factory=list)
+
+    def for_event(self, event: str) -> list[ShellEntry]:
+        """The entries of ``event`` in list order."""
+        return [e for e in self.entries if e.event == event]
+
+
+class _Reader:
+    """Reads one ``hooks:`` block, collecting problems as it warns."""
+
+    def __init__(self, source: str, quiet: bool) -> None:
+        self.source = source
+        self.level = logging.DEBUG if quiet else logging.WARNING
+        self.result = ParsedHooks()
+
+    def warn(self, event: str, index: int | None, message: str) -> None:
+        problem = ConfigProblem(event, index, message)
+        self.result.problems.append(problem)
+        log.log(self.level, "%s: %s: %s", self.source, problem.where, message)
+
+    def warn_exact(self, event: str, message: str) -> None:
+        # D-65's texts are byte-exact, so nothing is prefixed to them.
+        self.result.problems.append(ConfigProblem(event, None, message))
+        log.log(self.level, "%s", message)
+
+    # -- the block ---------------------------------------------------------------------
+
+    def read(self, block: Any) -> ParsedHooks:
+        if block is None:
+            return self.result
+        if not isinstance(block, Mapping):
+            problem = ConfigProblem(
+                "",
+                None,
+                f"'hooks' must be a mapping of event names to lists of entries, got "
+                f"{type(block).__name__}; no shell hook loaded",
+            )
+            self.result.problems.append(problem)
+            log.log(self.level, "%s: %s", self.source, problem.message)
+            return self.result
+        for raw_event, entries in block.items():
+            event = str(raw_event)
+            if event in RESERVED_KEYS:
+                continue  # D-64: outbound webhooks and output spill own these keys
+            contract = CATALOGUE.get(event)
+            if contract is None:
+                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
+                joiner = " — " if tail.startswith("did you mean") else " "
+                self.warn_exact(
+                    event, f"unknown hook event '{event}' in hooks: config{joiner}{tail}"
+                )
+                continue
+            if contract.shell is ShellUse.REFUSED:
+                reason = _REFUSAL_REASONS.get(event, "shell hooks are not supported on it")
+                self.warn(
+                    event,
+                    None,
+                    f"shell hooks cannot run on {event}: {reason}; the entries are refused. "
+                    "Use a Python plugin instead.",
+                )
+                continue
+            if entries is None:
+                continue
+            if not isinstance(entries, list):
+                self.warn(
+                    event,
+                    None,
+                    f"must be a list of entries, got {type(entries).__name__}; skipped. "
+                    "Fix: write each entry as a list item ('- command: ...').",
+                )
+                continue
+            for index, raw in enumerate(entries):
+                entry = self.entry(event, index, raw)
+                if entry is not None:
+                    self.result.entries.append(entry)
+        return self.result
+
+    # -- one entry ---------------------------------------------------------------------
+
+    def entry(self, event: str, index: int, raw: Any) -> ShellEntry | None:
+        if not isinstance(raw, Mapping):
+            self.warn(
+                event,
+                index,
+                f"must be a mapping with a 'command' key, got {type(raw).__name__}; skipped",
+            )
+            return None
+        command = raw.get("command")
+        if not isinstance(command, str) or not command.strip():
+            self.warn(event, index, "has no non-empty 'command' string; skipped (SH-07)")
+            return None
+        command = command.strip()
+        try:
+            argv = split_command(command)
+        except ValueError as exc:
+            self.warn(event, index, f"command {command!r} cannot be split ({exc}); skipped")
+            return None
+        if not argv or not argv[0]:
+            self.warn(event, index, f"command {command!r} names no program; skipped")
+            return None
+        matcher, pattern = self.matcher(event, index, raw.get("matcher"))
+        return ShellEntry(
+            event=event,
+            index=index,
+            command=command,
+            argv=expand_argv(argv),
+            matcher=matcher,
+            timeout=self.timeout(event, index, raw.get("timeout")),
+            fail_closed=self.fail_closed(event, index, raw),
+            pattern=pattern,
+        )
+
+    def matcher(
+        self, event: str, index: int, value: Any
+    ) -> tuple[str | None, re.Pattern[str] | None]:
+        if value is None:
+            return None, None
+        if not isinstance(value, str):
+            self.warn(
+                event,
+                index,
+                f"matcher must be a string (a regular expression), got "
+                f"{type(value).__name__}; ignored, so the hook fires for every tool",
+            )
+            return None, None
+        matcher = value.strip()
+        if not matcher:
+            return None, None
+        if event not in MATCHER_EVENTS:
+            self.warn(
+                event,
+                index,
+                f"matcher {matcher!r} is dropped — the matcher field is only honored for "
+                f"pre_tool_call / post_tool_call. The hook will fire on every {event} event.",
+            )
+            return None, None
+        try:
+            return matcher, re.compile(matcher)
+        except re.error as exc:
+            self.warn(
+                event,
+                index,
+                f"matcher {matcher!r} is not a valid regular expression ({exc}); the tool "
+                "name must equal it literally",
+            )
+            return matcher, None
+
+    def timeout(self, event: str, index: int, value: Any) -> int:
+        if value is None:
+            return DEFAULT_TIMEOUT
+        seconds: int | None = None
+        if isinstance(value, bool):
+            seconds = None
+        elif isinstance(value, int):
+            seconds = value
+        elif isinstance(value, float) and math.isfinite(value):
+            seconds = int(value)
+        elif isinstance(value, str):
+            try:
+                seconds = int(value.strip())
+            except ValueError:
+                try:
+                    number = float(value.strip())
+                except ValueError:
+                    number = math.nan
+                seconds = int(number) if math.isfinite(number) else None
+        if seconds is None:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is not a whole number of seconds; using "
+                f"{DEFAULT_TIMEOUT}. Fix: e.g. 'timeout: 10'.",
+            )
+            return DEFAULT_TIMEOUT
+        if seconds < 1:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is below 1 second; using {DEFAULT_TIMEOUT}",
+            )
+            return DEFAULT_TIMEOUT
+        if seconds > MAX_TIMEOUT:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is above the maximum; capped at {MAX_TIMEOUT}",
+            )
+            return MAX_TIMEOUT
+        return seconds
+
+    def fail_closed(self, event: str, index: int, raw: Mapping[str, Any]) -> bool:
+        key = "fail_closed" if "fail_closed" in raw else "failClosed"
+        value = raw.get(key)
+        if value is None:
+            return False
+        flag: bool
+        if isinstance(value, bool):
+            flag = value
+        elif isinstance(value, str) and value.strip().lower() in _TRUTHY | _FALSY:
+            flag = value.strip().lower() in _TRUTHY
+            self.warn(
+                event,
+                index,
+                f"{key} is the string {value!r}; read as {str(flag).lower()}. Fix: write a "
+                f"YAML boolean ({key}: {str(flag).lower()}).",
+            )
+        else:
+            self.warn(
+                event,
+                index,
+                f"{key} must be true or false, got {value!r}; the hook fails open",
+            )
+            return False
+        if flag and event not in BLOCKING_EVENTS:
+            self.warn(
+                event,
+                index,
+                f"{key}: true is ignored — only pre_tool_call hooks can block, so this "
+                f"hook fails open on {event} like any other",
+            )
+            return False
+        return flag
+
+
+def parse_hooks(
+    config: Mapping[str, Any], source: str = "config.yaml", *, quiet: bool = False
+) -> ParsedHooks:
+    """Read the ``hooks:`` block of a parsed ``config.yaml``.
+
+    Never raises: each bad event key or entry is logged at WARNING (naming ``source``,
+    the event and the index; DEBUG when ``quiet``), skipped, and recorded in
+    ``problems``.
+    """
+    return _Reader(source, quiet).read(config.get("hooks"))
+
+
+def auto_accept_configured(config: Mapping[str, Any]) -> bool:
+    """SH-22 (3): ``hooks_auto_accept: true`` at the top level of ``config.yaml``."""
+    value = config.get("hooks_auto_accept")
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in _TRUTHY

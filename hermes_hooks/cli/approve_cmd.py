@@ -1,0 +1,87 @@
+"""``hermes-hooks approve <event> <command>``: allowlist a shell hook without a prompt.
+
+For headless deployments (gateway, cron, CI) where no TTY prompt can appear.  It
+records the approval with a fresh baseline (time, script mtime and sha256), so running
+it again after reviewing an edited script refreshes what ``list`` and ``doctor``
+compare against.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+NAME = "approve"
+HELP = "approve a shell hook (event + exact command) without the interactive prompt"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``<event> <command...>`` (several words are joined with single spaces)."""
+    parser.add_argument("event", help="the hook event, e.g. pre_tool_call")
+    parser.add_argument(
+        "command",
+        nargs="+",
+        help="the command exactly as configured (quote it to keep ~ unexpanded)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Record the approval and print the baseline."""
+    from hermes_hooks import consent
+    from hermes_hooks._contract import ShellUse
+    from hermes_hooks._manager import suggest_hook
+    from hermes_hooks.adapters.shell_config import parse_hooks
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json
+    from hermes_hooks.config import read_config, resolve_home
+    from hermes_hooks.hookspecs import CATALOGUE
+
+    event = args.event
+    command = " ".join(args.command).strip()
+    contract = CATALOGUE.get(event)
+    if contract is None:
+        print(f"hermes-hooks: unknown event '{event}' — {suggest_hook(event)}", file=sys.stderr)
+        return EXIT_USAGE
+    if contract.shell is ShellUse.REFUSED:
+        print(f"hermes-hooks: shell hooks cannot run on {event}", file=sys.stderr)
+        return EXIT_USAGE
+    if not command:
+        print("hermes-hooks: the command is empty", file=sys.stderr)
+        return EXIT_USAGE
+    home = resolve_home(getattr(args, "home", None))
+    allowlist = consent.Allowlist(home)
+    try:
+        approval = allowlist.approve(event, command)
+    except OSError as exc:
+        print(f"hermes-hooks: cannot write {allowlist.path}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+    config = read_config(home)
+    configured = any(
+        e.command == command
+        for e in parse_hooks(config, str(home / "config.yaml"), quiet=True).entries
+        if e.event == event
+    )
+    script = consent.baseline(command).path
+    if args.json:
+        print_json(
+            {
+                "approved": approval.as_json(),
+                "script": str(script) if script else None,
+                "configured": configured,
+                "allowlist": str(allowlist.path),
+            }
+        )
+        return EXIT_OK
+    print(f"Approved shell hook for {event}: {command}")
+    if approval.script_mtime_at_approval:
+        print(f"  script: {script}")
+        print(f"  mtime:  {approval.script_mtime_at_approval}")
+        print(f"  sha256: {approval.script_sha256}")
+    else:
+        print(f"  script: {script or '?'} not found — no baseline recorded, edits go unnoticed")
+    if not configured:
+        print(
+            f"  note: {home / 'config.yaml'} has no hooks.{event} entry with this exact "
+            "command yet; the approval applies once one is added"
+        )
+    print(f"  saved in {allowlist.path}")
+    return EXIT_OK

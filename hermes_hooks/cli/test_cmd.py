@@ -1,0 +1,168 @@
+"""``hermes-hooks test <event>``: fire the shell hooks of one event on a synthetic payload.
+
+It shows, for every configured entry of the event, what the script printed and the
+``parsed`` directive exactly as the dispatcher would receive it, ``fail_closed``
+included (CLI-02..CLI-04, D-83).  Only shell hooks fire, and only allowlisted ones
+unless a consent bypass is active; it never writes the allowlist.  The exit code is 0
+whatever the hooks decide; 2 for bad usage (an unknown event), 1 for an unreadable
+``--payload-file``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+NAME = "test"
+HELP = "fire the shell hooks of one event on a synthetic payload and show what they return"
+
+log = logging.getLogger("hermes_hooks.cli")
+
+#: D-83, byte-exact.
+NOT_ALLOWLISTED = "✗ not allowlisted — skipped (approve it first, or pass --accept-hooks)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``<event> [--for-tool X] [--payload-file F]``."""
+    parser.add_argument("event", help="the hook event, e.g. pre_tool_call")
+    parser.add_argument(
+        "--for-tool",
+        metavar="TOOL",
+        help="the tool name of the payload; only entries whose matcher matches it fire",
+    )
+    parser.add_argument(
+        "--payload-file",
+        metavar="FILE",
+        help="a JSON object whose top-level keys replace fields of the synthetic payload",
+    )
+
+
+def _read_payload_file(name: str) -> dict[str, Any] | str | None:
+    """The overrides in ``name``: a dict, None when ignored, or the error text."""
+    try:
+        data = json.loads(Path(name).read_text(encoding="utf-8-sig"))
+    except (OSError, ValueError) as exc:
+        return str(exc)
+    if not isinstance(data, dict):
+        log.warning(
+            "%s holds a JSON %s, not an object; ignored (the synthetic payload is used)",
+            name,
+            type(data).__name__,
+        )
+        return None
+    return data
+
+
+def _unknown_event(args: argparse.Namespace) -> int:
+    from hermes_hooks._manager import suggest_hook
+    from hermes_hooks.cli import EXIT_USAGE, print_json
+    from hermes_hooks.hookspecs import VALID_HOOKS
+
+    valid = sorted(VALID_HOOKS)
+    tail = suggest_hook(args.event)
+    hint = f" — {tail}" if tail.startswith("did you mean") else ""
+    if args.json:
+        print_json({"error": f"unknown event '{args.event}'{hint}", "valid_events": valid})
+    else:
+        print(f"Unknown event: '{args.event}'{hint}", file=sys.stderr)
+        print(f"Valid events: {', '.join(valid)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fire every matching, allowlisted shell hook of ``args.event`` once."""
+    from hermes_hooks import consent
+    from hermes_hooks._contract import ShellUse
+    from hermes_hooks.adapters.shell import ShellHook
+    from hermes_hooks.adapters.shell_config import parse_hooks
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
+    from hermes_hooks.cli.shell_views import (
+        approve_hint,
+        describe_entry,
+        outcome_json,
+        outcome_lines,
+    )
+    from hermes_hooks.config import read_config, resolve_home
+    from hermes_hooks.envelope import TOOL_EVENTS
+    from hermes_hooks.hookspecs import CATALOGUE
+    from hermes_hooks.synthetic import synthetic_payload
+
+    event = args.event
+    if event not in CATALOGUE:
+        return _unknown_event(args)
+    if CATALOGUE[event].shell is ShellUse.REFUSED:
+        message = f"Shell hooks cannot run on {event}: use a Python plugin (SH-11, D-74)."
+        if args.json:
+            print_json({"event": event, "error": message, "hooks": []})
+        else:
+            print(message)
+        return EXIT_OK
+    payload = synthetic_payload(event, tool_name=args.for_tool)
+    if args.payload_file:
+        overrides = _read_payload_file(args.payload_file)
+        if isinstance(overrides, str):
+            print(f"Error reading payload file: {overrides}", file=sys.stderr)
+            return EXIT_FAILURE
+        if overrides:
+            payload.update(overrides)
+    if args.for_tool and event in TOOL_EVENTS:
+        payload["tool_name"] = args.for_tool
+
+    home = resolve_home(getattr(args, "home", None))
+    config = read_config(home)
+    entries = parse_hooks(config, str(home / "config.yaml")).for_event(event)
+    if args.for_tool:
+        entries = [e for e in entries if e.matches(args.for_tool)]
+    bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)
+    allowlist = consent.Allowlist(home)
+    approved = {(a.event, a.command) for a in allowlist.approvals()}
+    tool = payload.get("tool_name") if event in TOOL_EVENTS else None
+
+    reports: list[dict[str, Any]] = []
+    text: list[str] = []
+    for entry in entries:
+        report: dict[str, Any] = {
+            "where": entry.where,
+            "command": entry.command,
+            "matcher": entry.matcher,
+            "timeout": entry.timeout,
+            "fail_closed": entry.fail_closed,
+        }
+        text.append(f"  → {entry.where}: {entry.command}  ({describe_entry(entry)})")
+        if (event, entry.command) not in approved and bypass is None:
+            report["status"] = "not allowlisted"
+            text.append(f"      {NOT_ALLOWLISTED}")
+            text.append(f"      approve it with: {approve_hint(event, entry.command)}")
+        elif not entry.matches(tool) and entry.matcher is not None:
+            report["status"] = "not matched"
+            text.append(f"      – matcher {entry.matcher!r} does not match tool {tool!r}: not run")
+        else:
+            outcome = ShellHook(entry, None).run(payload)
+            report["status"] = "fired"
+            report.update(outcome_json(outcome))
+            text.extend(outcome_lines(outcome))
+        reports.append(report)
+        text.append("")
+
+    if args.json:
+        print_json(
+            {
+                "event": event,
+                "tool_name": tool,
+                "bypass": bypass,
+                "payload": payload,
+                "hooks": reports,
+            }
+        )
+        return EXIT_OK
+    target = f" (tool: {tool})" if tool else ""
+    if not entries:
+        print(f"No shell hooks configured for {event}{target}.")
+        return EXIT_OK
+    print(f"Firing {len(entries)} shell hook(s) for {event}{target}:\n")
+    print("\n".join(text).rstrip())
+    return EXIT_OK

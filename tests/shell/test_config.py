@@ -1,0 +1,360 @@
+"""The hooks: block: every rule of SH-04..SH-11 and D-64..D-68, one entry at a time."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hermes_hooks.adapters.shell_config import (
+    parse_hooks,
+    script_for_command,
+    split_command,
+)
+from hermes_hooks.hookspecs import VALID_HOOKS
+from tests.shell.conftest import approve, sh, warnings_of, write_config, write_script
+
+
+def parse(block: object, **top: object):  # type: ignore[no-untyped-def]
+    return parse_hooks({"hooks": block, **top}, "/h/config.yaml")
+
+
+def test_a_valid_entry_keeps_every_setting() -> None:
+    parsed = parse(
+        {
+            "pre_tool_call": [
+                {
+                    "matcher": " terminal|write_file ",
+                    "command": "  python3 ~/.hermes/agent-hooks/gate.py --strict  ",
+                    "timeout": 10,
+                    "fail_closed": True,
+                }
+            ]
+        }
+    )
+    assert parsed.problems == []
+    (entry,) = parsed.entries
+    assert entry.event == "pre_tool_call"
+    assert entry.index == 0
+    assert entry.command == "python3 ~/.hermes/agent-hooks/gate.py --strict"
+    assert entry.argv == (
+        "python3",
+        os.path.expanduser("~/.hermes/agent-hooks/gate.py"),
+        "--strict",
+    )
+    assert entry.matcher == "terminal|write_file"
+    assert entry.timeout == 10
+    assert entry.fail_closed is True
+
+
+def test_unknown_event_with_a_close_match_warns_did_you_mean(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse({"pre_tool_cal": [{"command": "x"}], "post_tool_call": [{"command": "y"}]})
+    assert warnings_of(caplog) == [
+        "unknown hook event 'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?"
+    ]
+    assert [e.event for e in parsed.entries] == ["post_tool_call"]
+
+
+def test_unknown_event_without_a_close_match_lists_the_valid_events(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parse({"zzzz": [{"command": "x"}]})
+    assert warnings_of(caplog) == [
+        "unknown hook event 'zzzz' in hooks: config (valid: " + ", ".join(sorted(VALID_HOOKS)) + ")"
+    ]
+
+
+def test_reserved_keys_are_skipped_without_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    parsed = parse(
+        {
+            "outbound": [{"url": "https://example.com", "events": ["on_session_end"]}],
+            "output_spill": {"dir": "/tmp"},
+            "on_session_end": [{"command": "x"}],
+        }
+    )
+    assert warnings_of(caplog) == []
+    assert [e.event for e in parsed.entries] == ["on_session_end"]
+
+
+@pytest.mark.parametrize("event", ["transform_api_error_classification", "on_stream_delta"])
+def test_python_only_events_are_refused(event: str, caplog: pytest.LogCaptureFixture) -> None:
+    parsed = parse({event: [{"command": "x"}]})
+    assert parsed.entries == []
+    (message,) = warnings_of(caplog)
+    assert message.startswith(f"/h/config.yaml: hooks.{event}: shell hooks cannot run on {event}")
+    assert message.endswith("Use a Python plugin instead.")
+
+
+def test_one_bad_entry_never_drops_the_others_and_each_warning_names_its_index(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse(
+        {
+            "post_tool_call": [
+                "just a string",
+                {"matcher": "x"},
+                {"command": "   "},
+                {"command": "ok-1"},
+                {"command": "'unbalanced"},
+                {"command": 42},
+                {"command": "ok-2", "surprise": "unknown keys are ignored"},
+            ]
+        }
+    )
+    assert [(e.index, e.command) for e in parsed.entries] == [(3, "ok-1"), (6, "ok-2")]
+    assert [p.where for p in parsed.problems] == [
+        "hooks.post_tool_call[0]",
+        "hooks.post_tool_call[1]",
+        "hooks.post_tool_call[2]",
+        "hooks.post_tool_call[4]",
+        "hooks.post_tool_call[5]",
+    ]
+    messages = warnings_of(caplog)
+    assert messages[0] == (
+        "/h/config.yaml: hooks.post_tool_call[0]: must be a mapping with a 'command' key, "
+        "got str; skipped"
+    )
+    assert messages[1] == (
+        "/h/config.yaml: hooks.post_tool_call[1]: has no non-empty 'command' string; "
+        "skipped (SH-07)"
+    )
+    assert "cannot be split" in messages[3]
+
+
+def test_an_event_that_is_not_a_list_is_skipped_with_the_fix(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse({"post_tool_call": {"command": "x"}, "pre_llm_call": None})
+    assert parsed.entries == []
+    assert warnings_of(caplog) == [
+        "/h/config.yaml: hooks.post_tool_call: must be a list of entries, got dict; skipped. "
+        "Fix: write each entry as a list item ('- command: ...')."
+    ]
+
+
+def test_a_hooks_block_that_is_not_a_mapping_loads_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse(["pre_tool_call"])
+    assert parsed.entries == []
+    assert warnings_of(caplog) == [
+        "/h/config.yaml: 'hooks' must be a mapping of event names to lists of entries, "
+        "got list; no shell hook loaded"
+    ]
+
+
+# -- matcher (D-66) --------------------------------------------------------------------
+
+
+def test_matcher_must_match_the_whole_tool_name() -> None:
+    (entry,) = parse({"pre_tool_call": [{"matcher": "terminal", "command": "x"}]}).entries
+    assert entry.matches("terminal")
+    assert not entry.matches("terminal_x")
+    assert not entry.matches("my_terminal")
+    assert not entry.matches(None)
+
+
+def test_alternation_matcher_matches_each_alternative_whole() -> None:
+    (entry,) = parse({"post_tool_call": [{"matcher": "write_file|patch", "command": "x"}]}).entries
+    assert [entry.matches(t) for t in ("write_file", "patch", "patch_x", "read_file")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+def test_blank_matcher_means_no_matcher() -> None:
+    (entry,) = parse({"pre_tool_call": [{"matcher": "   ", "command": "x"}]}).entries
+    assert entry.matcher is None
+    assert entry.matches(None) and entry.matches("anything")
+
+
+def test_invalid_regex_falls_back_to_literal_equality(caplog: pytest.LogCaptureFixture) -> None:
+    (entry,) = parse({"pre_tool_call": [{"matcher": "term(inal", "command": "x"}]}).entries
+    assert entry.matches("term(inal")
+    assert not entry.matches("terminal")
+    (message,) = warnings_of(caplog)
+    assert message.startswith("/h/config.yaml: hooks.pre_tool_call[0]: matcher 'term(inal'")
+    assert "literally" in message
+
+
+def test_matcher_on_another_event_is_dropped_with_the_reference_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    (entry,) = parse({"pre_llm_call": [{"matcher": "terminal", "command": "x"}]}).entries
+    assert entry.matcher is None
+    (message,) = warnings_of(caplog)
+    assert message.startswith("/h/config.yaml: hooks.pre_llm_call[0]: ")
+    assert message.endswith(
+        "the matcher field is only honored for pre_tool_call / post_tool_call. "
+        "The hook will fire on every pre_llm_call event."
+    )
+
+
+def test_non_string_matcher_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    (entry,) = parse({"pre_tool_call": [{"matcher": ["terminal"], "command": "x"}]}).entries
+    assert entry.matcher is None
+    assert "matcher must be a string" in warnings_of(caplog)[0]
+
+
+# -- timeout (D-68) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "warned"),
+    [
+        (None, 60, False),
+        (30, 30, False),
+        ("30", 30, False),
+        (2.5, 2, False),
+        ("2.5", 2, False),
+        (1, 1, False),
+        (300, 300, False),
+        (301, 300, True),
+        (9999, 300, True),
+        (0, 60, True),
+        (-5, 60, True),
+        (0.5, 60, True),
+        ("soon", 60, True),
+        (True, 60, True),
+        ([10], 60, True),
+        (float("nan"), 60, True),
+    ],
+)
+def test_timeout_conversion_and_clamps(
+    value: object, expected: int, warned: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    entry: dict[str, object] = {"command": "x"}
+    if value is not None:
+        entry["timeout"] = value
+    (parsed,) = parse({"post_tool_call": [entry]}).entries
+    assert parsed.timeout == expected
+    messages = warnings_of(caplog)
+    assert bool(messages) is warned
+    if warned:
+        assert messages[0].startswith("/h/config.yaml: hooks.post_tool_call[0]: timeout ")
+
+
+# -- fail_closed (SH-09) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["fail_closed", "failClosed"])
+def test_fail_closed_and_its_alias(key: str) -> None:
+    (entry,) = parse({"pre_tool_call": [{"command": "x", key: True}]}).entries
+    assert entry.fail_closed is True
+
+
+def test_fail_closed_wins_over_the_alias() -> None:
+    (entry,) = parse(
+        {"pre_tool_call": [{"command": "x", "fail_closed": False, "failClosed": True}]}
+    ).entries
+    assert entry.fail_closed is False
+
+
+def test_fail_closed_on_another_event_warns_and_is_ignored(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    (entry,) = parse({"post_tool_call": [{"command": "x", "failClosed": True}]}).entries
+    assert entry.fail_closed is False
+    assert warnings_of(caplog) == [
+        "/h/config.yaml: hooks.post_tool_call[0]: failClosed: true is ignored — only "
+        "pre_tool_call hooks can block, so this hook fails open on post_tool_call like any other"
+    ]
+
+
+def test_fail_closed_as_a_string_is_read_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    (entry,) = parse({"pre_tool_call": [{"command": "x", "fail_closed": "yes"}]}).entries
+    assert entry.fail_closed is True
+    assert "read as true" in warnings_of(caplog)[0]
+
+
+def test_fail_closed_of_another_type_fails_open_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    (entry,) = parse({"pre_tool_call": [{"command": "x", "fail_closed": 3}]}).entries
+    assert entry.fail_closed is False
+    assert warnings_of(caplog) == [
+        "/h/config.yaml: hooks.pre_tool_call[0]: fail_closed must be true or false, got 3; "
+        "the hook fails open"
+    ]
+
+
+# -- command splitting and ~ (D-67), the script rule (D-73) ---------------------------------
+
+
+def test_command_is_split_without_a_shell_and_tilde_expands_per_argument(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME", "/home/u")
+    monkeypatch.setenv("SECRET", "leak")
+    (entry,) = parse(
+        {"post_tool_call": [{"command": "python3 ~/a.py '~/b' ~ ~user/c x~/d $SECRET 'a b'"}]}
+    ).entries
+    assert entry.argv == (
+        "python3",
+        "/home/u/a.py",
+        "/home/u/b",  # quoting does not protect ~ here: the argument starts with ~/
+        "/home/u",
+        "~user/c",
+        "x~/d",
+        "$SECRET",
+        "a b",
+    )
+    assert entry.command == "python3 ~/a.py '~/b' ~ ~user/c x~/d $SECRET 'a b'"
+
+
+def test_split_command_keeps_shell_syntax_as_plain_words() -> None:
+    assert split_command("a.sh; rm -rf / && echo $(id) | tee x") == [
+        "a.sh;",
+        "rm",
+        "-rf",
+        "/",
+        "&&",
+        "echo",
+        "$(id)",
+        "|",
+        "tee",
+        "x",
+    ]
+
+
+def test_script_rule_prefers_a_script_extension_then_a_path_then_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/u")
+    assert script_for_command("python3 -u ~/hooks/gate.py --x") == Path("/home/u/hooks/gate.py")
+    assert script_for_command("/opt/bin/gate --config ./g.toml") == Path("/opt/bin/gate")
+    assert script_for_command("bash ./run/my-hook") == Path("run/my-hook")
+    tool = write_script(tmp_path / "bin" / "my-gate", sh("exit 0"))
+    monkeypatch.setenv("PATH", str(tool.parent))
+    assert script_for_command("my-gate --flag") == tool
+    assert script_for_command("'unbalanced") is None
+
+
+# -- through load() -------------------------------------------------------------------------
+
+
+def test_bad_entries_do_not_stop_good_ones_from_registering(home: Path, load) -> None:  # type: ignore[no-untyped-def]
+    good = write_script(home / "agent-hooks" / "ok.sh", sh("cat >/dev/null; echo '{}'"))
+    write_config(
+        home,
+        {
+            "pre_tool_cal": [{"command": str(good)}],
+            "pre_tool_call": [{"timeout": 5}, {"command": str(good), "timeout": "x"}],
+        },
+    )
+    approve(home, "pre_tool_call", str(good))
+    hooks = load()
+    (callback,) = hooks.manager.callbacks("pre_tool_call")
+    assert callback.source == "shell"
+    assert callback.rank == 1
+    source = hooks.sources["shell"]
+    assert [p.where for p in source.problems()] == [
+        "hooks.pre_tool_cal",
+        "hooks.pre_tool_call[0]",
+        "hooks.pre_tool_call[1]",
+    ]
