@@ -276,14 +276,16 @@ class Dispatcher:
             kwargs = _kwargs(callback, base, _prepare(base, contract.marker))
             started = time.perf_counter()
             try:
-                if callback.is_async:
+                if not callback.runs_bounded:  # shell hooks bound themselves (D-15)
+                    value = await asyncio.to_thread(callback.function, **kwargs)
+                elif callback.is_async:
                     try:
                         value = await asyncio.wait_for(callback.function(**kwargs), limit)
                     except asyncio.TimeoutError:
                         raise TimedOut(f"no result within {limit} s") from None
                 else:
                     runner = self._runner(callback)
-                    value = await asyncio.to_thread(runner.call, callback.function, kwargs, limit)
+                    value = await runner.acall(callback.function, (), kwargs, limit)
             except (Exception, SystemExit) as exc:
                 self._settle(aggregator, callback, exc, started, ok=False)
             else:

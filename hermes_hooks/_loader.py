@@ -29,16 +29,17 @@ def load(
     surface: str = "cli",
     accept_hooks: bool = False,
     entry_points: bool = True,
-    background: bool = True,
+    inspect: bool = False,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
     ``home`` defaults to ``$HERMES_HOME``, else ``~/.hermes``.  ``accept_hooks`` is
     the ``--accept-hooks`` consent bypass for shell hooks.  ``entry_points=False``
     skips installed plugin distributions (useful to test a home in isolation).
-    ``background=False`` loads for inspection only: adapters start no background work
-    of their own (such as redelivering a durable outbox), as ``list`` and ``doctor``
-    need.  With ``HERMES_SAFE_MODE`` set nothing is loaded.
+    ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
+    consent prompt or allowlist write, and no background work of the adapters' own
+    (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
+    is loaded.
     """
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
@@ -53,8 +54,14 @@ def load(
         config=config,
         accept_hooks=accept_hooks,
     )
-    hooks.load_options = {"entry_points": entry_points, "background": background}
-    attach_sources(hooks)
+    hooks.load_options = {"entry_points": entry_points, "inspect": inspect}
+    if inspect:
+        from hermes_hooks.consent import inspecting
+
+        with inspecting():
+            attach_sources(hooks)
+    else:
+        attach_sources(hooks)
     return hooks
 
 

@@ -14,6 +14,7 @@ workers may be alive, and at that cap the callback is skipped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import queue
 import threading
@@ -82,8 +83,23 @@ def run_coroutine(
     raise value
 
 
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    """Resolve an awaited call's future on its own loop (unless it was given up)."""
+    if future.done():  # cancelled at the limit: nobody is waiting any more
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
 class _Worker(threading.Thread):
-    """A daemon thread that runs calls handed to it until told to stop."""
+    """A daemon thread that runs calls handed to it until told to stop.
+
+    A job is ``(function, args, kwargs, deliver)``; the worker calls ``deliver(ok,
+    value)`` with the result or the exception, so the same worker serves a blocking
+    caller (a queue) and an awaiting one (a loop future).
+    """
 
     def __init__(self, name: str) -> None:
         super().__init__(name=name, daemon=True)
@@ -97,34 +113,71 @@ class _Worker(threading.Thread):
                 job = self.inbox.get()
                 if job is _STOP:
                     return
-                function, kwargs, done = job
+                function, args, kwargs, deliver = job
                 try:
-                    result = function(**kwargs)
+                    result = function(*args, **kwargs)
                     if inspect.iscoroutine(result):
                         loop = loop or asyncio.new_event_loop()
                         result = run_coroutine(result, loop)
-                    self.outbox.put((True, result))
+                    outcome = (True, result)
                 except BaseException as exc:  # handed to the caller, which decides
-                    self.outbox.put((False, exc))
-                finally:
-                    done()
+                    outcome = (False, exc)
+                deliver(*outcome)
         finally:
             if loop is not None:
                 loop.close()
 
 
 class BoundedRunner:
-    """Runs one callback under a time limit, on reusable workers."""
+    """Runs one callback under a time limit, on reusable workers.
 
-    __slots__ = ("_abandoned", "_idle", "_in_flight", "_lock", "_name", "_suppressed_until")
+    ``suppress_after_timeout`` turns on D-14's 60 s window for plugin callbacks; the
+    gateway's per-hook lanes (D-01) use the abandonment cap without it.
+    """
 
-    def __init__(self, name: str) -> None:
+    __slots__ = (
+        "_abandoned",
+        "_idle",
+        "_in_flight",
+        "_lock",
+        "_name",
+        "_suppress",
+        "_suppressed_until",
+    )
+
+    def __init__(self, name: str, *, suppress_after_timeout: bool = True) -> None:
         self._name = name
+        self._suppress = suppress_after_timeout
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._abandoned: list[_Worker] = []
         self._in_flight: set[str] = set()
         self._suppressed_until = 0.0
+
+    def _checkout(self, tool_call_id: str | None) -> _Worker:
+        """An idle worker (or a new one), after the D-14 refusals."""
+        with self._lock:
+            if time.monotonic() < self._suppressed_until:
+                raise Suppressed("suppressed after a recent timeout")
+            if tool_call_id and tool_call_id in self._in_flight:
+                raise Suppressed(f"tool call {tool_call_id} is still running")
+            self._abandoned = [w for w in self._abandoned if w.is_alive()]
+            if len(self._abandoned) >= ABANDONED_CAP:
+                raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
+            if tool_call_id:
+                self._in_flight.add(tool_call_id)
+            return self._idle.pop() if self._idle else self._start_worker()
+
+    def _checkin(self, worker: _Worker, finished: bool) -> None:
+        """Return a worker to the pool, or abandon it when its call did not finish."""
+        with self._lock:
+            if finished:
+                self._idle.append(worker)
+                return
+            self._abandoned.append(worker)
+            if self._suppress:
+                self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
+        worker.inbox.put(_STOP)  # it exits after the call it is stuck in
 
     def call(
         self,
@@ -138,37 +191,50 @@ class BoundedRunner:
 
         Raises what the callback raised, or a :class:`TimedOut` subclass.
         """
-        with self._lock:
-            if time.monotonic() < self._suppressed_until:
-                raise Suppressed("suppressed after a recent timeout")
-            if tool_call_id and tool_call_id in self._in_flight:
-                raise Suppressed(f"tool call {tool_call_id} is still running")
-            self._abandoned = [w for w in self._abandoned if w.is_alive()]
-            if len(self._abandoned) >= ABANDONED_CAP:
-                raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
-            worker = self._idle.pop() if self._idle else self._start_worker()
-            if tool_call_id:
-                self._in_flight.add(tool_call_id)
+        worker = self._checkout(tool_call_id)
+        outbox = worker.outbox
 
-        def done() -> None:
+        def deliver(ok: bool, value: Any) -> None:
             if tool_call_id:
                 with self._lock:
                     self._in_flight.discard(tool_call_id)
+            outbox.put((ok, value))
 
-        worker.inbox.put((function, kwargs, done))
+        worker.inbox.put((function, (), kwargs, deliver))
         try:
-            ok, value = worker.outbox.get(timeout=timeout)
+            ok, value = outbox.get(timeout=timeout)
         except queue.Empty:
-            with self._lock:
-                self._abandoned.append(worker)
-                self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
-            worker.inbox.put(_STOP)  # it exits after the call it is stuck in
+            self._checkin(worker, finished=False)
             raise TimedOut(f"no result within {timeout} s") from None
-        with self._lock:
-            self._idle.append(worker)
+        self._checkin(worker, finished=True)
         if ok:
             return value
         raise value
+
+    async def acall(
+        self,
+        function: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        timeout: float | None,
+    ) -> Any:
+        """Await ``function(*args, **kwargs)`` run on a worker, for at most ``timeout``
+        seconds, without blocking the running loop (D-01, D-48)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+
+        def deliver(ok: bool, value: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody to tell
+                loop.call_soon_threadsafe(_settle, future, ok, value)
+
+        worker = self._checkout(None)
+        worker.inbox.put((function, args, kwargs, deliver))
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise TimedOut(f"no result within {timeout} s") from None
+        finally:
+            self._checkin(worker, finished=future.done() and not future.cancelled())
 
     def _start_worker(self) -> _Worker:
         worker = _Worker(f"hermes-hooks:{self._name}")

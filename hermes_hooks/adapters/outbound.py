@@ -212,7 +212,7 @@ class OutboundSource:
                 registered.append(event)
             self._registered[target.index] = registered
             start = getattr(lane, "start_if_pending", None)
-            if start is not None and self._hooks.load_options.get("background", True):
+            if start is not None and not self._hooks.load_options.get("inspect", False):
                 start()
 
 

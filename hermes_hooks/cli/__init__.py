@@ -42,8 +42,9 @@ COMMANDS: tuple[str, ...] = (
 )
 
 
-def load_home(args: argparse.Namespace, *, surface: str = "cli", background: bool = True) -> Hooks:
-    """Load the home a command was pointed at, honouring the common options."""
+def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool = False) -> Hooks:
+    """Load the home a command was pointed at, honouring the common options;
+    ``inspect=True`` for commands that only look (see :func:`hermes_hooks.load`)."""
     from hermes_hooks import load
 
     return load(
@@ -51,7 +52,7 @@ def load_home(args: argparse.Namespace, *, surface: str = "cli", background: boo
         surface=surface,
         accept_hooks=getattr(args, "accept_hooks", False),
         entry_points=not getattr(args, "no_entry_points", False),
-        background=background,
+        inspect=inspect,
     )
 
 

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
-    hooks = load_home(args, surface="gateway", background=False)
+    hooks = load_home(args, surface="gateway", inspect=True)
     try:
         findings: list[Finding] = []
         for spec in CHECKS:

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.cli import load_home, print_json
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
-    hooks = load_home(args, surface="gateway", background=False)
+    hooks = load_home(args, surface="gateway", inspect=True)
     try:
         data: dict[str, Any] = {"home": str(hooks.home)}
         text = [f"Hermes home: {hooks.home}"]

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
 from hermes_hooks._log import warn_once
-from hermes_hooks._workers import Hung, TimedOut
+from hermes_hooks._workers import BoundedRunner, Hung, TimedOut
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
-from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, ThreadRunner, await_bounded
+from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, await_bounded
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
@@ -77,7 +77,8 @@ class GatewayHook:
         prefixes = {wildcard_prefix(e) for e in events}
         self.prefixes: frozenset[str] = frozenset(p for p in prefixes if p is not None)
         self.exact: frozenset[str] = frozenset(e for e in events if wildcard_prefix(e) is None)
-        self.runner = ThreadRunner(key)
+        # D-01 bounds each call; D-14's suppression window is for plugin callbacks.
+        self.runner = BoundedRunner(f"gateway:{key}", suppress_after_timeout=False)
         self.lane: Lane | None = None  # set when added to an emitter
 
     def __repr__(self) -> str:
@@ -284,7 +285,7 @@ class GatewayEmitter:
         limit = self.timeout or None
         if hook.is_async:
             return await await_bounded(hook.handle(event, context), limit)
-        return await hook.runner.call(hook.handle, (event, context), limit)
+        return await hook.runner.acall(hook.handle, (event, context), {}, limit)
 
     async def _run(
         self, hook: GatewayHook, event: str, context: dict[str, Any]

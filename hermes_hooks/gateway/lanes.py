@@ -5,18 +5,15 @@ on the emitting loop that delivers them in order.  The task ends when the lane i
 empty and the next emit starts a new one, so an idle gateway keeps no tasks, and a
 lane never needs an ``asyncio`` primitive bound to a loop that may since have closed.
 
-Sync handlers must never block the loop, so they run on a :class:`ThreadRunner`: a few
-long-lived worker threads per hook, one of which is abandoned (and later exits) when a
-call misses its limit.  Handing a call to an existing thread is far cheaper than
-starting one per call (design.md, Performance).
+Sync handlers must never block the loop, so they run on the hook's
+:class:`~hermes_hooks._workers.BoundedRunner` (the same reusable, abandon-at-the-limit
+workers plugin callbacks use, awaited through ``acall``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
-import queue
 import sys
 import threading
 import time
@@ -24,24 +21,12 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from hermes_hooks._workers import Hung, TimedOut, run_coroutine
+from hermes_hooks._workers import TimedOut
 
-__all__ = ["ABANDONED_CAP", "LANE_CAPACITY", "Lane", "ThreadRunner", "await_bounded"]
+__all__ = ["LANE_CAPACITY", "Lane", "await_bounded"]
 
 #: Pending events per hook before new ones are dropped (D-01).
 LANE_CAPACITY = 256
-#: Abandoned (timed-out, still running) sync workers a hook may have alive at once.
-ABANDONED_CAP = 3
-_STOP = object()
-
-
-def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    if future.done():  # cancelled at the limit: nobody is waiting any more
-        return
-    if ok:
-        future.set_result(value)
-    else:
-        future.set_exception(value)
 
 
 async def await_bounded(awaitable: Awaitable[Any], limit: float | None) -> Any:
@@ -88,88 +73,6 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
         raise TimedOut(f"cancelled after {limit:g} s") from None
     finally:
         timer.cancel()
-
-
-class _Worker(threading.Thread):
-    """A daemon thread that runs sync handler calls and posts results to their loop."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name=name, daemon=True)
-        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-    def run(self) -> None:
-        while True:
-            job = self.inbox.get()
-            if job is _STOP:
-                return
-            function, args, loop, future = job
-            try:
-                value = function(*args)
-                if inspect.iscoroutine(value):  # a plain def that returned a coroutine
-                    value = run_coroutine(value)
-                outcome = (True, value)
-            except BaseException as exc:  # handed to the awaiting lane, which decides
-                outcome = (False, exc)
-            with contextlib.suppress(RuntimeError):  # loop closed meanwhile: nobody to tell
-                loop.call_soon_threadsafe(_settle, future, *outcome)
-
-
-class ThreadRunner:
-    """Runs one hook's sync handler off the loop, on reusable worker threads."""
-
-    __slots__ = ("_abandoned", "_idle", "_lock", "_name")
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._lock = threading.Lock()
-        self._idle: list[_Worker] = []
-        self._abandoned: list[_Worker] = []
-
-    async def call(
-        self, function: Callable[..., Any], args: tuple[Any, ...], timeout: float | None
-    ) -> Any:
-        """Await ``function(*args)`` run on a worker thread, for at most ``timeout`` s.
-
-        Raises what the function raised, :class:`TimedOut` at the limit (the worker is
-        abandoned), or :class:`Hung` when too many abandoned workers are still alive.
-        """
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            self._abandoned = [w for w in self._abandoned if w.is_alive()]
-            if len(self._abandoned) >= ABANDONED_CAP:
-                raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
-            worker = self._idle.pop() if self._idle else self._start()
-        future: asyncio.Future[Any] = loop.create_future()
-        worker.inbox.put((function, args, loop, future))
-        try:
-            return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            raise TimedOut(f"no result within {timeout:g} s") from None
-        finally:
-            with self._lock:
-                if future.done() and not future.cancelled():
-                    self._idle.append(worker)
-                else:  # timed out or cancelled while the call still runs
-                    self._abandoned.append(worker)
-                    worker.inbox.put(_STOP)  # it exits after the call it is stuck in
-
-    def _start(self) -> _Worker:
-        worker = _Worker(f"hermes-hooks:gateway:{self._name}")
-        worker.start()
-        return worker
-
-    def close(self) -> None:
-        """Stop the idle workers (abandoned ones exit when their call returns)."""
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for worker in idle:
-            worker.inbox.put(_STOP)
-
-    @property
-    def abandoned_alive(self) -> int:
-        """How many abandoned workers are still running."""
-        with self._lock:
-            return sum(1 for w in self._abandoned if w.is_alive())
 
 
 class Lane:

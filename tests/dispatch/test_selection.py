@@ -301,3 +301,24 @@ def test_pre_command_directive_returns_are_logged_at_debug(hooks: Any, caplog: A
     )
     records = [r for r in caplog.records if "directive-shaped return" in r.getMessage()]
     assert [r.levelno for r in records] == [logging.DEBUG]
+
+
+def test_shell_callbacks_on_the_gateway_loop_are_not_bounded_by_the_plugin_limit(
+    make_hooks: Any,
+) -> None:
+    hooks = make_hooks(timeout=0.1)
+    finished: list[str] = []
+
+    def slow_shell_observer(**kw: Any) -> None:
+        threading.Event().wait(0.5)  # longer than hook_callback_timeout
+        finished.append("done")
+
+    hooks.manager.register_callback(
+        "pre_gateway_dispatch",
+        slow_shell_observer,
+        owner="shell:0",
+        group=Group.SHELL,
+        source="shell",
+    )
+    assert asyncio.run(hooks.apre_gateway_dispatch(**DISPATCH)) is None
+    assert finished == ["done"]  # awaited to the end (D-15), not abandoned at 0.1 s
