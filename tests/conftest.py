@@ -14,6 +14,13 @@ from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Use the shipped pytest plugin even when the package is not installed as a
+    distribution (in tox it is, and its pytest11 entry point has loaded it already)."""
+    if not config.pluginmanager.hasplugin("hermes_hooks"):
+        config.pluginmanager.import_plugin("hermes_hooks.testing")
+
+
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """No test sees the developer's home, environment flags or earlier warnings."""
