@@ -29,6 +29,7 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.list_cmd",
     "hermes_hooks.cli.doctor_cmd",
     "hermes_hooks.cli.catalogue_cmd",
+    "hermes_hooks.cli.replay_cmd",
 )
 
 
