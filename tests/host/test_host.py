@@ -75,7 +75,11 @@ def test_a_block_stops_the_tool_and_reports_it_as_blocked(make_hooks: Any) -> No
     )
     assert watch.of("transform_tool_result") == []  # D-26
     assert watch.of("transform_terminal_output") == []
-    assert history[0][2] == {"role": "tool", "tool_call_id": "c1", "content": '{"error": "no terminal"}'}
+    assert history[0][2] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": '{"error": "no terminal"}',
+    }
     assert timeline.summary.calls_blocked == 1
     assert timeline.summary.blocks_by_source == {"python": 1}
     step = next(s for s in timeline.entries[0].steps if s.hook == "pre_tool_call")
@@ -100,12 +104,18 @@ def test_modified_args_reach_the_tool_and_the_observers(make_hooks: Any) -> None
     assert timeline.summary.args_modified == 1
 
 
-@pytest.mark.parametrize(("policy", "ran", "choice"), [("deny", False, "deny"), ("allow", True, "once")])
+@pytest.mark.parametrize(
+    ("policy", "ran", "choice"), [("deny", False, "deny"), ("allow", True, "once")]
+)
 def test_approve_goes_through_the_approval_policy(
     make_hooks: Any, policy: str, ran: bool, choice: str
 ) -> None:
     hooks = make_hooks()
-    on(hooks, "pre_tool_call", lambda **kw: {"action": "approve", "message": "risky", "rule_key": "rk"})
+    on(
+        hooks,
+        "pre_tool_call",
+        lambda **kw: {"action": "approve", "message": "risky", "rule_key": "rk"},
+    )
     watch = Calls()
     watch.watch(hooks, "pre_approval_request", "post_approval_response", "post_tool_call")
     runner = RecordingRunner()
@@ -245,10 +255,18 @@ def edit_then_answers(*answers: str) -> Any:
 def test_pre_verify_nudges_continue_with_the_next_recorded_step(make_hooks: Any) -> None:
     hooks = make_hooks()
     watch = Calls()
-    on(hooks, "pre_verify", lambda attempt, **kw: {"action": "continue", "message": "test it"} if attempt == 0 else None)
+    on(
+        hooks,
+        "pre_verify",
+        lambda attempt, **kw: (
+            {"action": "continue", "message": "test it"} if attempt == 0 else None
+        ),
+    )
     watch.watch(hooks, "pre_verify", "post_llm_call")
     timeline, _ = run(hooks, edit_then_answers("first", "second"))
-    attempts = [(p["attempt"], p["final_response"], p["changed_paths"]) for p in watch.of("pre_verify")]
+    attempts = [
+        (p["attempt"], p["final_response"], p["changed_paths"]) for p in watch.of("pre_verify")
+    ]
     assert attempts == [(0, "first", ["a.py", "b.py"]), (1, "second", ["a.py", "b.py"])]
     post = watch.of("post_llm_call")[0]
     assert post["assistant_response"] == "second"
@@ -311,7 +329,9 @@ def test_a_failed_attempt_fires_the_error_hooks_then_the_retry(make_hooks: Any) 
         429,
         "slow down",
     )
-    step = next(s for s in timeline.entries[0].steps if s.hook == "transform_api_error_classification")
+    step = next(
+        s for s in timeline.entries[0].steps if s.hook == "transform_api_error_classification"
+    )
     assert step.outcome == "classified as overloaded"
     assert timeline.entries[0].response == "ok"
     assert timeline.summary.api_errors == 1
@@ -321,10 +341,18 @@ def test_a_turn_that_ends_in_an_api_error_fails(make_hooks: Any) -> None:
     hooks = make_hooks()
     watch = Calls()
     watch.watch(hooks, "on_session_end", "post_llm_call", "transform_llm_output")
-    rec = recording(header(), user("x"), {"type": "assistant", "error": {"status_code": 401, "message": "bad key"}})
+    rec = recording(
+        header(),
+        user("x"),
+        {"type": "assistant", "error": {"status_code": 401, "message": "bad key"}},
+    )
     run(hooks, rec)
     end = watch.of("on_session_end")[0]
-    assert (end["completed"], end["failed"], end["turn_exit_reason"]) == (False, True, "api_error(auth)")
+    assert (end["completed"], end["failed"], end["turn_exit_reason"]) == (
+        False,
+        True,
+        "api_error(auth)",
+    )
     assert watch.of("post_llm_call") == watch.of("transform_llm_output") == []
 
 
@@ -362,7 +390,13 @@ def test_without_stream_observers_only_recorded_streams_stream(make_hooks: Any) 
     hooks = make_hooks()
     watch = Calls()
     watch.watch(hooks, "on_interim_message")
-    rec = recording(header(), user("x"), calls(("c1", "t", {}), text="Looking."), result("c1", content="r"), say("ok"))
+    rec = recording(
+        header(),
+        user("x"),
+        calls(("c1", "t", {}), text="Looking."),
+        result("c1", content="r"),
+        say("ok"),
+    )
     run(hooks, rec)
     assert watch.of("on_interim_message")[0]["already_streamed"] is False  # D-63
 
@@ -375,14 +409,36 @@ def test_delegated_tasks_fire_subagent_hooks_inside_the_tool(make_hooks: Any) ->
         header(),
         user("x"),
         calls(("d1", "delegate_task", {"goal": "g"})),
-        {"type": "subagent", "tool_call_id": "d1", "goal": "g1", "role": "leaf", "child_session_id": "k1", "child_subagent_id": "a1"},
-        {"type": "subagent", "tool_call_id": "d1", "goal": "g2", "child_session_id": "k2", "summary": "s2", "status": "failed", "duration_ms": 7,
-         "tool_calls": [{"tool_name": "read_file", "status": "ok"}]},
+        {
+            "type": "subagent",
+            "tool_call_id": "d1",
+            "goal": "g1",
+            "role": "leaf",
+            "child_session_id": "k1",
+            "child_subagent_id": "a1",
+        },
+        {
+            "type": "subagent",
+            "tool_call_id": "d1",
+            "goal": "g2",
+            "child_session_id": "k2",
+            "summary": "s2",
+            "status": "failed",
+            "duration_ms": 7,
+            "tool_calls": [{"tool_name": "read_file", "status": "ok"}],
+        },
         result("d1", content="both done"),
         say("ok"),
     )
     run(hooks, rec)
-    assert watch.hooks == ["pre_tool_call", "subagent_start", "subagent_start", "subagent_stop", "subagent_stop", "post_tool_call"]
+    assert watch.hooks == [
+        "pre_tool_call",
+        "subagent_start",
+        "subagent_start",
+        "subagent_stop",
+        "subagent_stop",
+        "post_tool_call",
+    ]
     start = watch.of("subagent_start")[0]
     assert {k: v for k, v in start.items() if k != "telemetry_schema_version"} == {
         "parent_session_id": "s1",
@@ -408,12 +464,22 @@ def test_delegated_tasks_fire_subagent_hooks_inside_the_tool(make_hooks: Any) ->
 
 def test_a_blocked_delegation_runs_no_child(make_hooks: Any) -> None:
     hooks = make_hooks()
-    on(hooks, "pre_tool_call", lambda tool_name, **kw: {"action": "block", "message": "no"} if tool_name == "delegate_task" else None)
+    on(
+        hooks,
+        "pre_tool_call",
+        lambda tool_name, **kw: (
+            {"action": "block", "message": "no"} if tool_name == "delegate_task" else None
+        ),
+    )
     watch = Calls()
     watch.watch(hooks, "subagent_start", "subagent_stop")
     rec = recording(
-        header(), user("x"), calls(("d1", "delegate_task", {})),
-        {"type": "subagent", "tool_call_id": "d1", "goal": "g1"}, result("d1", content="r"), say("ok"),
+        header(),
+        user("x"),
+        calls(("d1", "delegate_task", {})),
+        {"type": "subagent", "tool_call_id": "d1", "goal": "g1"},
+        result("d1", content="r"),
+        say("ok"),
     )
     run(hooks, rec)
     assert watch.seen == []
@@ -425,13 +491,30 @@ def test_a_blocked_delegation_runs_no_child(make_hooks: Any) -> None:
 def test_new_finalizes_resets_and_starts_a_new_session(make_hooks: Any) -> None:
     hooks = make_hooks()
     watch = Calls()
-    watch.watch(hooks, "on_session_start", "pre_command", "on_session_finalize", "on_session_reset", "pre_llm_call")
+    watch.watch(
+        hooks,
+        "on_session_start",
+        "pre_command",
+        "on_session_finalize",
+        "on_session_reset",
+        "pre_llm_call",
+    )
     run(hooks, recording(header(), user("a"), say("1"), user("/new"), user("b"), say("2")))
     strip = lambda p: {k: v for k, v in p.items() if k != "telemetry_schema_version"}  # noqa: E731
     assert [(h, strip(p)) for h, p in watch.seen] == [
         ("on_session_start", {"session_id": "s1", "model": "test/model-1", "platform": "cli"}),
         ("pre_llm_call", strip(watch.of("pre_llm_call")[0])),
-        ("pre_command", {"surface": "cli", "command": "new", "alias_used": "new", "args_raw": "", "session_key": "cli:s1", "platform": "cli"}),
+        (
+            "pre_command",
+            {
+                "surface": "cli",
+                "command": "new",
+                "alias_used": "new",
+                "args_raw": "",
+                "session_key": "cli:s1",
+                "platform": "cli",
+            },
+        ),
         ("on_session_finalize", {"session_id": "s1", "platform": "cli", "reason": "new_session"}),
         ("on_session_reset", {"session_id": "s1-2", "platform": "cli", "reason": "new_session"}),
         ("on_session_start", {"session_id": "s1-2", "model": "test/model-1", "platform": "cli"}),
@@ -440,7 +523,11 @@ def test_new_finalizes_resets_and_starts_a_new_session(make_hooks: Any) -> None:
     ]
     first, second = watch.of("pre_llm_call")
     assert (first["is_first_turn"], first["conversation_history"]) == (True, [])
-    assert (second["session_id"], second["is_first_turn"], second["conversation_history"]) == ("s1-2", True, [])
+    assert (second["session_id"], second["is_first_turn"], second["conversation_history"]) == (
+        "s1-2",
+        True,
+        [],
+    )
 
 
 def test_a_continuing_turn_sees_the_history_and_is_not_first(make_hooks: Any) -> None:
@@ -461,11 +548,20 @@ def test_an_interrupted_turn_delivers_nothing(make_hooks: Any) -> None:
     hooks = make_hooks()
     watch = Calls()
     watch.watch(hooks, "pre_tool_call", "transform_llm_output", "post_llm_call", "on_session_end")
-    rec = recording(header(), user("x"), calls(("c1", "terminal", {"command": "tail -f log"})), {"type": "interrupt"})
+    rec = recording(
+        header(),
+        user("x"),
+        calls(("c1", "terminal", {"command": "tail -f log"})),
+        {"type": "interrupt"},
+    )
     timeline, _ = run(hooks, rec)
     assert watch.hooks == ["on_session_end"]
     end = watch.of("on_session_end")[0]
-    assert (end["completed"], end["interrupted"], end["turn_exit_reason"]) == (False, True, "interrupted_by_user")
+    assert (end["completed"], end["interrupted"], end["turn_exit_reason"]) == (
+        False,
+        True,
+        "interrupted_by_user",
+    )
     assert timeline.entries[0].response is None
 
 
@@ -484,7 +580,9 @@ def test_gateway_dispatch_can_drop_or_rewrite_messages(home: Path) -> None:
     watch = Calls()
     watch.watch(hooks, "pre_llm_call")
     host = ReferenceHost(hooks)
-    rec = recording(header(platform="discord", chat_id="42"), user("ambient"), user("hey bot"), say("hi"))
+    rec = recording(
+        header(platform="discord", chat_id="42"), user("ambient"), user("hey bot"), say("hi")
+    )
     timeline = host.replay(rec)
     host.finish(0.5)
     assert [p["user_message"] for p in watch.of("pre_llm_call")] == ["hey bot, with context"]

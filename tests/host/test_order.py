@@ -123,7 +123,8 @@ def two_turns(platform: str) -> Recording:
     return recording(
         header(platform=platform, user_id="u1", chat_id="c1"),
         user("What is in this directory?"),
-        calls(("call-1", "terminal", {"command": "ls"}), text="Checking.") | {"deltas": ["Checking."]},
+        calls(("call-1", "terminal", {"command": "ls"}), text="Checking.")
+        | {"deltas": ["Checking."]},
         result("call-1", output="README.md\n", returncode=0),
         say("A README.", deltas=["A README."]),
         user("Add a changelog."),
@@ -218,7 +219,9 @@ def _documented(marker: str) -> list[str]:
     text = (REPO / "docs" / "host-and-replay.md").read_text(encoding="utf-8")
     match = re.search(rf"<!-- firing-order: {marker} -->\n```text\n(.*?)```", text, re.DOTALL)
     assert match is not None, f"docs/host-and-replay.md has no firing-order: {marker} block"
-    return [line.split("#")[0].strip() for line in match[1].splitlines() if line.split("#")[0].strip()]
+    return [
+        line.split("#")[0].strip() for line in match[1].splitlines() if line.split("#")[0].strip()
+    ]
 
 
 def test_the_docs_show_the_tested_orders() -> None:

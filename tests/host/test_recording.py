@@ -71,50 +71,89 @@ def test_blank_lines_are_ignored_and_line_numbers_count_them() -> None:
 @pytest.mark.parametrize(
     ("items", "message"),
     [
-        ((header(), "{not json"), "rec.jsonl:2: not valid JSON (Expecting property name "
-         "enclosed in double quotes at column 2)"),
+        (
+            (header(), "{not json"),
+            "rec.jsonl:2: not valid JSON (Expecting property name "
+            "enclosed in double quotes at column 2)",
+        ),
         ((header(), "[1, 2]"), "rec.jsonl:2: each line must be a JSON object, not list"),
-        ((header(), {"text": "x"}), "rec.jsonl:2: 'type' is missing; expected one of header, "
-         "user, assistant, tool_result, subagent, interrupt"),
-        ((header(), {"type": "bot"}), "rec.jsonl:2: 'type' is \"bot\"; expected one of header, "
-         "user, assistant, tool_result, subagent, interrupt"),
-        ((user("x"),), "rec.jsonl:1: the first line must be the header (\"type\": \"header\")"),
-        ((header(version=2),), "rec.jsonl:1: unsupported recording version 2 (this "
-         "hermes-hooks reads version 1)"),
-        (({"type": "header", "session_id": "s", "platform": "cli", "model": "m"},),
-         "rec.jsonl:1: header line: 'version' must be 1"),
-        ((header(session_id=""),), "rec.jsonl:1: header line: 'session_id' must be a "
-         "non-empty string, not \"\""),
-        (({"type": "header", "version": 1, "platform": "cli", "model": "m"},),
-         "rec.jsonl:1: header line: 'session_id' is required (a string)"),
+        (
+            (header(), {"text": "x"}),
+            "rec.jsonl:2: 'type' is missing; expected one of header, "
+            "user, assistant, tool_result, subagent, interrupt",
+        ),
+        (
+            (header(), {"type": "bot"}),
+            "rec.jsonl:2: 'type' is \"bot\"; expected one of header, "
+            "user, assistant, tool_result, subagent, interrupt",
+        ),
+        ((user("x"),), 'rec.jsonl:1: the first line must be the header ("type": "header")'),
+        (
+            (header(version=2),),
+            "rec.jsonl:1: unsupported recording version 2 (this hermes-hooks reads version 1)",
+        ),
+        (
+            ({"type": "header", "session_id": "s", "platform": "cli", "model": "m"},),
+            "rec.jsonl:1: header line: 'version' must be 1",
+        ),
+        (
+            (header(session_id=""),),
+            "rec.jsonl:1: header line: 'session_id' must be a non-empty string, not \"\"",
+        ),
+        (
+            ({"type": "header", "version": 1, "platform": "cli", "model": "m"},),
+            "rec.jsonl:1: header line: 'session_id' is required (a string)",
+        ),
         ((header(), header()), "rec.jsonl:2: a second header (the header is on line 1)"),
         ((header(), say("hi")), "rec.jsonl:2: assistant line before the first user line"),
-        ((header(), user("x"), calls(("c1", "t", {})), user("y")),
-         "rec.jsonl:4: tool call 'c1' (t, line 3) has no tool_result before this line; "
-         "add one, or an interrupt line"),
-        ((header(), user("x"), say("a"), result("c9", content="r")),
-         "rec.jsonl:4: tool_result line for tool call 'c9', which the preceding assistant "
-         "line did not make"),
-        ((header(), user("x"), calls(("c1", "t", {})), result("c1"), result("c1")),
-         "rec.jsonl:5: tool call 'c1' already has a tool_result on line 4"),
-        ((header(), user("x"), calls(("c1", "t", {})), result("c1"), calls(("c1", "t", {}))),
-         "rec.jsonl:5: tool call id 'c1' is already used on line 3"),
-        ((header(), user("/new"), say("hi")),
-         "rec.jsonl:3: assistant line after the slash command /new on line 2; a command "
-         "does not start a model turn"),
-        ((header(), user("x"), {"type": "interrupt"}, say("late")),
-         "rec.jsonl:4: assistant line after the interrupt on line 3; an interrupted turn "
-         "ends there"),
-        ((header(), user("x"), {"type": "assistant", "tool_calls": [{"id": "c", "name": ""}]}),
-         "rec.jsonl:3: assistant line: tool_calls[0].name must be a non-empty string"),
-        ((header(), user("x"), {"type": "assistant", "error": {"status_code": 500}}),
-         "rec.jsonl:3: assistant line: error.message must be a non-empty string"),
-        ((header(), user("x"), calls(("c", "t", {})), result("c", status="fine")),
-         "rec.jsonl:4: tool_result line: 'status' must be \"ok\" or \"error\", not 'fine'"),
-        ((header(), user("x"), calls(("c", "t", {})), result("c", returncode="0")),
-         "rec.jsonl:4: tool_result line: 'returncode' must be an integer, not \"0\""),
-        ((header(), {"type": "user", "text": 5}),
-         "rec.jsonl:2: user line: 'text' must be a string, not 5"),
+        (
+            (header(), user("x"), calls(("c1", "t", {})), user("y")),
+            "rec.jsonl:4: tool call 'c1' (t, line 3) has no tool_result before this line; "
+            "add one, or an interrupt line",
+        ),
+        (
+            (header(), user("x"), say("a"), result("c9", content="r")),
+            "rec.jsonl:4: tool_result line for tool call 'c9', which the preceding assistant "
+            "line did not make",
+        ),
+        (
+            (header(), user("x"), calls(("c1", "t", {})), result("c1"), result("c1")),
+            "rec.jsonl:5: tool call 'c1' already has a tool_result on line 4",
+        ),
+        (
+            (header(), user("x"), calls(("c1", "t", {})), result("c1"), calls(("c1", "t", {}))),
+            "rec.jsonl:5: tool call id 'c1' is already used on line 3",
+        ),
+        (
+            (header(), user("/new"), say("hi")),
+            "rec.jsonl:3: assistant line after the slash command /new on line 2; a command "
+            "does not start a model turn",
+        ),
+        (
+            (header(), user("x"), {"type": "interrupt"}, say("late")),
+            "rec.jsonl:4: assistant line after the interrupt on line 3; an interrupted turn "
+            "ends there",
+        ),
+        (
+            (header(), user("x"), {"type": "assistant", "tool_calls": [{"id": "c", "name": ""}]}),
+            "rec.jsonl:3: assistant line: tool_calls[0].name must be a non-empty string",
+        ),
+        (
+            (header(), user("x"), {"type": "assistant", "error": {"status_code": 500}}),
+            "rec.jsonl:3: assistant line: error.message must be a non-empty string",
+        ),
+        (
+            (header(), user("x"), calls(("c", "t", {})), result("c", status="fine")),
+            "rec.jsonl:4: tool_result line: 'status' must be \"ok\" or \"error\", not 'fine'",
+        ),
+        (
+            (header(), user("x"), calls(("c", "t", {})), result("c", returncode="0")),
+            "rec.jsonl:4: tool_result line: 'returncode' must be an integer, not \"0\"",
+        ),
+        (
+            (header(), {"type": "user", "text": 5}),
+            "rec.jsonl:2: user line: 'text' must be a string, not 5",
+        ),
     ],
 )
 def test_malformed_lines_name_the_line_and_the_reason(items: tuple, message: str) -> None:

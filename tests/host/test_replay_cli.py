@@ -27,7 +27,7 @@ DANGEROUS = str(RECORDINGS / "dangerous-commands.jsonl")
 LONG = str(RECORDINGS / "long-session.jsonl")
 SECRET = "sk-Zq7XbVn4Lp2RtY8wKm3JhG6dFs9Ac1Ue5Oi0"
 
-BLOCKER = '''
+BLOCKER = """
 import re
 
 DANGER = re.compile(r"rm\\s+-rf?\\s+/")
@@ -41,7 +41,7 @@ def block(tool_name, args, **kwargs):
 
 def register(ctx):
     ctx.register_hook("pre_tool_call", block)
-'''
+"""
 
 
 @pytest.fixture
@@ -71,9 +71,12 @@ def test_quickstart_replays_on_the_example_home(example_home: Path, capsys: Any)
         "  session quickstart-1 · platform telegram · model anthropic/claude-sonnet-4.6 · "
         "surface gateway"
     )
-    assert 'Turn 1 (line 2) · session quickstart-1 · "What changed in this repository recently?"' in lines
+    assert (
+        'Turn 1 (line 2) · session quickstart-1 · "What changed in this repository recently?"'
+        in lines
+    )
     assert 'Command 2 (line 6) · session quickstart-1 · "/model openai/gpt-5"' in lines
-    assert "  tool terminal qs-call-1 {\"command\": \"git log --oneline -3\"}" in lines
+    assert '  tool terminal qs-call-1 {"command": "git log --oneline -3"}' in lines
     assert "  pre_llm_call  → context appended (29 characters)" in lines  # tool-counter
     assert "  turns 2, commands 1, tool calls 2" in lines
     assert "  calls blocked          0" in lines
@@ -91,7 +94,9 @@ def test_dangerous_commands_are_blocked_audited_and_redacted(
     # The example home blocks with its block-rm-rf shell hook (once the shell adapter is
     # merged, with --accept-hooks); here a Python plugin does the same job.
     write_plugin(example_home / "plugins", "no-rm-rf", BLOCKER)
-    code, out, _ = replay(capsys, "--home", str(example_home), "--json", "--fail-on", "block", DANGEROUS)
+    code, out, _ = replay(
+        capsys, "--home", str(example_home), "--json", "--fail-on", "block", DANGEROUS
+    )
     assert code == 1
     data = json.loads(out)
     assert data["failed_on"] == ["block"]
@@ -111,13 +116,22 @@ def test_dangerous_commands_are_blocked_audited_and_redacted(
         "dc-6": blocked,  # cd / && rm -rf /*
     }
     summary = data["summary"]
-    assert (summary["calls_blocked"], summary["tool_calls"], summary["results_transformed"]) == (3, 6, 1)
+    assert (summary["calls_blocked"], summary["tool_calls"], summary["results_transformed"]) == (
+        3,
+        6,
+        1,
+    )
     audit = audit_lines(example_home)
     assert [(a["event"], a["tool_call_id"]) for a in audit] == [
         (event, f"dc-{n}") for n in range(1, 7) for event in ("pre_tool_call", "post_tool_call")
     ]
     assert [a["status"] for a in audit if a["event"] == "post_tool_call"] == [
-        "blocked", "blocked", "ok", "ok", "ok", "blocked",
+        "blocked",
+        "blocked",
+        "ok",
+        "ok",
+        "ok",
+        "blocked",
     ]
     redacted = [
         step["outcome"]
@@ -126,7 +140,7 @@ def test_dangerous_commands_are_blocked_audited_and_redacted(
         if step["hook"] == "transform_tool_result" and step["outcome"]
     ]
     assert redacted == [
-        "result replaced: '{\"content\": \"OPENAI_API_KEY=[REDACTED]\\\\nDEBUG=1\\\\n\"}'"
+        'result replaced: \'{"content": "OPENAI_API_KEY=[REDACTED]\\\\nDEBUG=1\\\\n"}\''
     ]
     assert SECRET not in json.dumps(audit)
 
@@ -195,7 +209,14 @@ def test_json_output_shape(example_home: Path, capsys: Any) -> None:
     assert data["summary"]["api_errors"] == 1
     step = long_run["entries"][0]["steps"][1]
     assert step["hook"] == "pre_llm_call"
-    assert set(step["runs"][0]) == {"hook", "callback", "source", "verdict", "reason", "duration_ms"}
+    assert set(step["runs"][0]) == {
+        "hook",
+        "callback",
+        "source",
+        "verdict",
+        "reason",
+        "duration_ms",
+    }
 
 
 def test_multiple_files_print_a_total(example_home: Path, capsys: Any) -> None:

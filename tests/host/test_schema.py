@@ -115,7 +115,9 @@ def test_the_validator_rejects_what_it_should() -> None:
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
 def test_bundled_recordings_conform(path: Path) -> None:
-    lines = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text.strip()]
+    lines = [
+        json.loads(text) for text in path.read_text(encoding="utf-8").splitlines() if text.strip()
+    ]
     problems = [f"line {n}: {e}" for n, line in enumerate(lines, 1) for e in errors(line, SCHEMA)]
     assert problems == []
     fmt.load_recording(path)  # and the reader accepts them

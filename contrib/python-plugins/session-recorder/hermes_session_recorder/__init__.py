@@ -13,7 +13,9 @@ It only observes: every callback returns None.  One file per session,
   and ``api_request_error`` (failed attempts);
 * tool results: ``post_tool_call`` (the raw result, before ``transform_tool_result``);
   for ``terminal`` the raw output and return code from ``transform_terminal_output``;
-  a call blocked by a hook is recorded as ``blocked`` (it has no real result);
+  a call blocked by a hook is recorded as ``blocked`` (it has no real result); a
+  successful ``write_file`` or ``patch`` call records its ``path`` as ``changed_paths``
+  (no hook reports edits, so this is inferred);
 * subagent lines: ``subagent_start`` / ``subagent_stop``, written before the result of
   their ``delegate_task`` call;
 * interrupt lines: ``on_session_end`` with ``interrupted=True``.
@@ -49,6 +51,10 @@ log = logging.getLogger("hermes_session_recorder")
 ENV_VAR = "HERMES_SESSION_RECORDER_DIR"
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+#: Tools whose ``path`` argument names a file they edit (recorded as ``changed_paths``,
+#: which makes the replay fire ``pre_verify`` as the live agent did).
+EDITING_TOOLS = frozenset({"write_file", "patch"})
 
 
 def recorder_directory(home: Path) -> Path | None:
@@ -91,6 +97,14 @@ def _tool_calls(message: Any) -> list[dict[str, Any]]:
                 arguments = {"_raw": arguments}
         found.append({"id": call.get("id"), "name": function.get("name"), "arguments": arguments})
     return found
+
+
+def _edited_path(tool_name: str, args: Any) -> str | None:
+    """The file a file-editing tool call changed (no hook reports edits: inferred)."""
+    if tool_name not in EDITING_TOOLS or not isinstance(args, dict):
+        return None
+    path = args.get("path")
+    return path if isinstance(path, str) and path else None
 
 
 @dataclass
@@ -278,10 +292,10 @@ class SessionRecorder:
         """Keep the raw terminal capture for the ``post_tool_call`` that follows."""
 
         def act() -> None:
-            for recording in self._open.values():
-                if recording.session_id == task_id or self._active == recording.session_id:
-                    recording.terminal[str(task_id)] = (str(output), int(returncode or 0))
-                    return
+            # task_id is the session id in the reference host; else the active session.
+            recording = self._open.get(str(task_id)) or self._open.get(self._active or "")
+            if recording is not None:
+                recording.terminal[str(task_id)] = (str(output), int(returncode or 0))
 
         self._safely("transform_terminal_output", act)
 
@@ -376,6 +390,9 @@ class SessionRecorder:
                     data["error"] = error_message
             if isinstance(duration_ms, int) and status != "blocked":
                 data["duration_ms"] = duration_ms
+            edited = _edited_path(tool_name, kw.get("args"))
+            if edited is not None and status == "ok":
+                data["changed_paths"] = [edited]
             recording.line(data)
 
         self._safely("post_tool_call", act)
