@@ -78,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
     total = Summary()
     results: list[dict[str, Any]] = []
     for number, recording in enumerate(recordings):
-        hooks = load(home, surface=_surface(recording.header.platform, args.surface),
-                     accept_hooks=accept)
+        hooks = load(
+            home, surface=_surface(recording.header.platform, args.surface), accept_hooks=accept
+        )
         host = ReferenceHost(hooks, approve=args.approve)
         try:
             timeline = host.replay(recording)

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_audit_log import ENV_VAR, audit_log_path
 
 import hermes_hooks
-from hermes_audit_log import ENV_VAR, audit_log_path
 
 
 @pytest.fixture(autouse=True)

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_secret_redaction import Redactor
 
 import hermes_hooks
-from hermes_secret_redaction import Redactor
 
 KEY = "sk-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_session_recorder import ENV_VAR, recorder_directory
 
 import hermes_hooks
 from hermes_hooks.host import ReferenceHost, load_recording
-from hermes_session_recorder import ENV_VAR, recorder_directory
 
 REPO = Path(__file__).resolve().parents[4]
 RECORDINGS = REPO / "examples" / "recordings"

@@ -7,10 +7,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
+import hermes_tool_metrics
 import pytest
 
 import hermes_hooks
-import hermes_tool_metrics
 
 
 @pytest.fixture(autouse=True)
