@@ -19,6 +19,9 @@ from hermes_hooks.types import DecisionRecord
 __all__ = ["CallbackRun", "Entry", "Step", "Summary", "Timeline", "render_text"]
 
 
+_UNNUMBERED = frozenset({"startup", "shutdown"})
+
+
 @dataclass
 class CallbackRun:
     """One callback run, from a :class:`~hermes_hooks.types.DecisionRecord`."""
@@ -134,8 +137,15 @@ class Timeline:
     # -- building ----------------------------------------------------------------------
 
     def begin(self, kind: str, text: str, *, session_id: str, line: int | None = None) -> Entry:
-        """Start the entry of the next user line."""
-        entry = Entry(len(self.entries) + 1, session_id, kind, text, line)
+        """Start the entry of the next user line (or the start-up / shutdown entry).
+
+        User lines are numbered from 1; start-up and shutdown entries get 0, so the
+        numbers do not depend on whether the gateway emitted a start-up event.
+        """
+        index = 0
+        if kind not in _UNNUMBERED:
+            index = 1 + sum(e.kind not in _UNNUMBERED for e in self.entries)
+        entry = Entry(index, session_id, kind, text, line)
         self.entries.append(entry)
         return entry
 
@@ -165,10 +175,12 @@ class Timeline:
         run = CallbackRun.from_record(record)
         with self._lock:
             step = self._open
+            # Gateway handlers run on the bridge's loop thread while the host waits for
+            # the emission, so a gateway step takes matching records from any thread.
             if (
                 step is not None
                 and step.hook == record.hook
-                and self._thread == threading.get_ident()
+                and (step.system == "gateway" or self._thread == threading.get_ident())
             ):
                 step.runs.append(run)
             else:
@@ -246,7 +258,8 @@ def _entry_lines(entry: Entry, all_steps: bool) -> list[str]:
         "shutdown": "Shutdown",
     }[entry.kind]
     where = f" (line {entry.line})" if entry.line else ""
-    lines = [f"{title} {entry.index}{where} · session {entry.session_id}"]
+    number = f" {entry.index}" if entry.index else ""
+    lines = [f"{title}{number}{where} · session {entry.session_id}"]
     if entry.text:
         lines[0] += f' · "{_short(entry.text, 60)}"'
     group: str | None = None
