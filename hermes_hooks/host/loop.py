@@ -57,6 +57,7 @@ from hermes_hooks.host.recording import (
     RESET_COMMANDS,
     AssistantLine,
     Exchange,
+    Header,
     ModelStep,
     Recording,
     ToolCall,
@@ -235,7 +236,7 @@ class ReferenceHost:
             self.fired.append(event)
 
     @property
-    def _header(self) -> Any:
+    def _header(self) -> Header:
         return self.recording.header
 
     @property
