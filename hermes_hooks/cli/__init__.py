@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.list_cmd",
     "hermes_hooks.cli.doctor_cmd",
     "hermes_hooks.cli.catalogue_cmd",
+    "hermes_hooks.cli.replay_cmd",
     "hermes_hooks.cli.schema_cmd",
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",

@@ -1,0 +1,127 @@
+"""Payload pieces the reference host computes: sanitised request/response envelopes, the
+built-in error classifier, message shapes and the terminal output cap.
+
+Kept apart from the loop so the loop reads as the firing sequence only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hermes_hooks.host.recording import ApiError, AssistantLine
+
+__all__ = [
+    "GATEWAY_TEXT_LIMIT",
+    "TERMINAL_OUTPUT_CAP",
+    "assistant_message",
+    "builtin_classification",
+    "cap_output",
+    "request_messages",
+    "sanitise",
+    "terminal_result",
+]
+
+#: GW-11: ``agent:start.message`` and ``agent:end.response`` are cut at 500 characters.
+GATEWAY_TEXT_LIMIT = 500
+
+#: The terminal tool's final output cap, applied after ``transform_terminal_output``.
+TERMINAL_OUTPUT_CAP = 100_000
+
+# Secret-shaped strings masked in the sanitised ``request``/``response`` envelopes
+# (D-37).  Compiled once: the envelopes are built for every provider attempt.
+_SECRETS = re.compile(
+    r"sk-[A-Za-z0-9_-]{16,}"
+    r"|gh[pousr]_[A-Za-z0-9]{20,}"
+    r"|AKIA[0-9A-Z]{16}"
+    r"|xox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{16,}"
+)
+_MASK = "***"
+
+
+def sanitise(value: Any) -> Any:
+    """A JSON-safe copy of ``value`` with secret-shaped strings masked (D-37)."""
+    if isinstance(value, str):
+        return _SECRETS.sub(_MASK, value)
+    if isinstance(value, dict):
+        return {str(k): sanitise(v) for k, v in value.items() if str(k).lower() != "headers"}
+    if isinstance(value, (list, tuple)):
+        return [sanitise(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return _SECRETS.sub(_MASK, str(value))
+
+
+def request_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages sent to the provider: ``api_content`` (the user text plus injected
+    context, D-31) replaces the clean ``content`` of the stored user message."""
+    sent = []
+    for message in history:
+        copy = {k: v for k, v in message.items() if k != "api_content"}
+        if "api_content" in message:
+            copy["content"] = message["api_content"]
+        sent.append(copy)
+    return sent
+
+
+def assistant_message(line: AssistantLine) -> dict[str, Any]:
+    """The normalised assistant message (OpenAI shape) of a recorded response."""
+    message: dict[str, Any] = {"role": "assistant", "content": line.text or None}
+    if line.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {
+                    "name": call.name,
+                    "arguments": json.dumps(call.arguments, ensure_ascii=False),
+                },
+            }
+            for call in line.tool_calls
+        ]
+    return message
+
+
+# status -> (FailoverReason, retryable): the built-in classifier the hook runs before.
+_BY_STATUS: dict[int, tuple[str, bool]] = {
+    400: ("format_error", False),
+    401: ("auth", False),
+    402: ("billing", False),
+    403: ("auth_permanent", False),
+    404: ("model_not_found", False),
+    408: ("timeout", True),
+    413: ("payload_too_large", False),
+    429: ("rate_limit", True),
+    503: ("overloaded", True),
+    529: ("overloaded", True),
+}
+
+
+def builtin_classification(error: ApiError) -> tuple[str, bool]:
+    """The built-in ``(reason, retryable)`` of a failed attempt; the recording's own
+    ``retryable`` wins when given."""
+    status = error.status_code
+    if status in _BY_STATUS:
+        reason, retryable = _BY_STATUS[status]
+    elif status is not None and 500 <= status < 600:
+        reason, retryable = "server_error", True
+    elif (error.type or "").lower() in ("timeout", "timeout_error"):
+        reason, retryable = "timeout", True
+    else:
+        reason, retryable = "unknown", False
+    return reason, error.retryable if error.retryable is not None else retryable
+
+
+def cap_output(output: str) -> str:
+    """Apply the terminal tool's final output cap."""
+    if len(output) <= TERMINAL_OUTPUT_CAP:
+        return output
+    omitted = len(output) - TERMINAL_OUTPUT_CAP
+    return output[:TERMINAL_OUTPUT_CAP] + f"\n[output truncated: {omitted} characters omitted]"
+
+
+def terminal_result(output: str, returncode: int) -> str:
+    """The ``terminal`` tool's result string."""
+    return json.dumps({"output": output, "returncode": returncode}, ensure_ascii=False)

@@ -1,0 +1,330 @@
+"""What a replay saw: a timeline of steps with the decision records of each, and a summary.
+
+The reference host opens a :class:`Step` around every hook firing and gateway emission;
+the :class:`Timeline` is subscribed to the dispatcher's decision records and files each
+record under the step that was open when the callback ran.  Records that arrive from
+other threads (gateway lanes, background deliveries) go to :attr:`Timeline.background`.
+Rendering (text and JSON) lives here too, so the CLI only presents.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from hermes_hooks.types import DecisionRecord
+
+__all__ = ["CallbackRun", "Entry", "Step", "Summary", "Timeline", "render_text"]
+
+
+_UNNUMBERED = frozenset({"startup", "shutdown"})
+
+
+@dataclass
+class CallbackRun:
+    """One callback run, from a :class:`~hermes_hooks.types.DecisionRecord`."""
+
+    hook: str
+    callback: str
+    source: str
+    verdict: str
+    reason: str | None
+    duration_ms: float
+
+    @classmethod
+    def from_record(cls, record: DecisionRecord) -> CallbackRun:
+        """Copy the fields the timeline keeps."""
+        return cls(
+            hook=record.hook,
+            callback=record.callback,
+            source=record.source,
+            verdict=record.verdict,
+            reason=record.reason,
+            duration_ms=round(record.duration * 1000.0, 3),
+        )
+
+
+@dataclass
+class Step:
+    """One firing: a plugin hook (``system="plugin"``) or a gateway event."""
+
+    hook: str
+    system: str = "plugin"
+    group: str | None = None  # e.g. "tool terminal call-1": steps of one tool call
+    detail: str = ""
+    outcome: str = ""
+    notable: bool = False  # shown even without callbacks (blocks, errors, nudges)
+    runs: list[CallbackRun] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+
+@dataclass
+class Entry:
+    """One user line of the recording: a model turn or a slash command."""
+
+    index: int
+    session_id: str
+    kind: str  # "turn", "command", "dropped", "startup" or "shutdown"
+    text: str
+    line: int | None = None
+    steps: list[Step] = field(default_factory=list)
+    response: str | None = None
+    exit_reason: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Summary:
+    """The counts a replay reports (from decision records and what the host saw)."""
+
+    turns: int = 0
+    commands: int = 0
+    tool_calls: int = 0
+    calls_blocked: int = 0
+    approvals_requested: int = 0
+    approvals_denied: int = 0
+    args_modified: int = 0
+    context_injected: int = 0
+    verify_nudges: int = 0
+    results_transformed: int = 0
+    terminal_outputs_transformed: int = 0
+    responses_transformed: int = 0
+    api_errors: int = 0
+    webhooks_queued: int = 0
+    #: None = unknown (no outbound adapter reported delivery counts).
+    webhooks_delivered: int | None = None
+    webhooks_failed: int | None = None
+    callbacks_run: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    skipped: int = 0
+    blocks_by_source: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: Summary) -> None:
+        """Add ``other``'s counts into this one (for a multi-file total)."""
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            if isinstance(value, dict):
+                merged = Counter(mine)
+                merged.update(value)
+                setattr(self, name, dict(sorted(merged.items())))
+            elif value is None:
+                continue
+            else:
+                setattr(self, name, (mine or 0) + value)
+
+
+class Timeline:
+    """The replay of one recording, built while the host runs."""
+
+    def __init__(
+        self, source: str, *, session_id: str, platform: str, model: str, surface: str
+    ) -> None:
+        self.source = source
+        self.session_id = session_id
+        self.platform = platform
+        self.model = model
+        self.surface = surface
+        self.entries: list[Entry] = []
+        self.background: list[CallbackRun] = []
+        self.summary = Summary()
+        self._lock = threading.Lock()
+        self._open: Step | None = None
+        self._thread: int | None = None
+
+    # -- building ----------------------------------------------------------------------
+
+    def begin(self, kind: str, text: str, *, session_id: str, line: int | None = None) -> Entry:
+        """Start the entry of the next user line (or the start-up / shutdown entry).
+
+        User lines are numbered from 1; start-up and shutdown entries get 0, so the
+        numbers do not depend on whether the gateway emitted a start-up event.
+        """
+        index = 0
+        if kind not in _UNNUMBERED:
+            index = 1 + sum(e.kind not in _UNNUMBERED for e in self.entries)
+        entry = Entry(index, session_id, kind, text, line)
+        self.entries.append(entry)
+        return entry
+
+    @property
+    def entry(self) -> Entry:
+        """The entry being built (a ``startup`` entry is created on demand)."""
+        if not self.entries:
+            return self.begin("startup", "", session_id=self.session_id)
+        return self.entries[-1]
+
+    def open(self, step: Step) -> Step:
+        """Make ``step`` the one records of this thread go to."""
+        with self._lock:
+            self.entry.steps.append(step)
+            self._open = step
+            self._thread = threading.get_ident()
+        return step
+
+    def close(self, step: Step) -> None:
+        """Stop filing records under ``step``."""
+        with self._lock:
+            if self._open is step:
+                self._open = None
+
+    def listen(self, record: DecisionRecord) -> None:
+        """The decision-record subscriber: file the record and count it."""
+        run = CallbackRun.from_record(record)
+        with self._lock:
+            step = self._open
+            # Gateway handlers run on the bridge's loop thread while the host waits for
+            # the emission, so a gateway step takes matching records from any thread.
+            if (
+                step is not None
+                and step.hook == record.hook
+                and (step.system == "gateway" or self._thread == threading.get_ident())
+            ):
+                step.runs.append(run)
+            else:
+                self.background.append(run)
+            self._count(run)
+
+    def _count(self, run: CallbackRun) -> None:
+        summary = self.summary
+        summary.callbacks_run += 1
+        if run.verdict == "error":
+            summary.errors += 1
+        elif run.verdict == "timeout":
+            summary.timeouts += 1
+        elif run.verdict == "skipped":
+            summary.skipped += 1
+        if run.source == "webhook" and run.verdict not in ("error", "timeout", "skipped"):
+            summary.webhooks_queued += 1
+        if run.verdict == "block":
+            by = summary.blocks_by_source
+            by[run.source] = by.get(run.source, 0) + 1
+
+    # -- presenting --------------------------------------------------------------------
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of the replay (``hermes-hooks replay --json``)."""
+        return {
+            "recording": self.source,
+            "session_id": self.session_id,
+            "platform": self.platform,
+            "model": self.model,
+            "surface": self.surface,
+            "entries": [asdict(e) for e in self.entries],
+            "background": [asdict(r) for r in self.background],
+            "summary": asdict(self.summary),
+        }
+
+
+# -- text rendering ------------------------------------------------------------------------
+
+
+def _short(text: str | None, limit: int = 80) -> str:
+    """One line, at most ``limit`` characters."""
+    if text is None:
+        return ""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f} ms" if value < 1000 else f"{value / 1000:.2f} s"
+
+
+def _step_lines(step: Step, indent: str) -> list[str]:
+    label = step.hook if step.system == "plugin" else f"[gateway] {step.hook}"
+    head = f"{indent}{label}"
+    if step.detail:
+        head += f"  {step.detail}"
+    if step.outcome:
+        head += f"  → {step.outcome}"
+    lines = [head]
+    for run in step.runs:
+        line = f"{indent}    {run.source:<7} {run.callback}  {run.verdict}  {_ms(run.duration_ms)}"
+        if run.reason and run.verdict != "none":
+            line += f"  {_short(run.reason, 60)!r}"
+        lines.append(line)
+    return lines
+
+
+def _entry_lines(entry: Entry, all_steps: bool) -> list[str]:
+    title = {
+        "turn": "Turn",
+        "command": "Command",
+        "dropped": "Message",
+        "startup": "Start-up",
+        "shutdown": "Shutdown",
+    }[entry.kind]
+    where = f" (line {entry.line})" if entry.line else ""
+    number = f" {entry.index}" if entry.index else ""
+    lines = [f"{title}{number}{where} · session {entry.session_id}"]
+    if entry.text:
+        lines[0] += f' · "{_short(entry.text, 60)}"'
+    group: str | None = None
+    hidden = 0
+    for step in entry.steps:
+        if not (all_steps or step.runs or step.notable):
+            hidden += 1
+            continue
+        if step.group != group:
+            group = step.group
+            if group:
+                lines.append(f"  {group}")
+        lines.extend(_step_lines(step, "    " if group else "  "))
+    if hidden:
+        lines.append(f"  ({hidden} firing(s) with no callbacks not shown; --all-steps shows them)")
+    lines.extend(f"  note: {note}" for note in entry.notes)
+    if entry.kind == "turn":
+        outcome = entry.exit_reason or "?"
+        if entry.response is not None:
+            lines.append(f'  response: "{_short(entry.response)}"  ({outcome})')
+        else:
+            lines.append(f"  no response delivered ({outcome})")
+    return lines
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """The summary block of the text output."""
+    delivered = "unknown" if summary.webhooks_delivered is None else str(summary.webhooks_delivered)
+    failed = "" if summary.webhooks_failed is None else f", {summary.webhooks_failed} failed"
+    by = ", ".join(f"{k} {v}" for k, v in sorted(summary.blocks_by_source.items()))
+    return [
+        "Summary",
+        f"  turns {summary.turns}, commands {summary.commands}, tool calls {summary.tool_calls}",
+        f"  calls blocked          {summary.calls_blocked}" + (f"  (blocks by {by})" if by else ""),
+        f"  approvals requested    {summary.approvals_requested}"
+        f"  (denied {summary.approvals_denied})",
+        f"  args modified          {summary.args_modified}",
+        f"  context injected       {summary.context_injected}"
+        f"  (verify nudges {summary.verify_nudges})",
+        f"  results transformed    {summary.results_transformed}"
+        f"  (terminal outputs {summary.terminal_outputs_transformed},"
+        f" responses {summary.responses_transformed})",
+        f"  api errors             {summary.api_errors}",
+        f"  webhooks queued        {summary.webhooks_queued}  (delivered {delivered}{failed})",
+        f"  callback errors        {summary.errors}"
+        f"  (timeouts {summary.timeouts}, skipped {summary.skipped};"
+        f" {summary.callbacks_run} callback runs)",
+    ]
+
+
+def render_text(timeline: Timeline, *, all_steps: bool = False) -> list[str]:
+    """The readable timeline of one replay, then its summary."""
+    lines = [
+        f"Replay of {timeline.source}",
+        f"  session {timeline.session_id} · platform {timeline.platform} · model "
+        f"{timeline.model} · surface {timeline.surface}",
+        "",
+    ]
+    for entry in timeline.entries:
+        lines.extend(_entry_lines(entry, all_steps))
+        lines.append("")
+    if timeline.background:
+        lines.append("Background (callbacks that ran outside a host step):")
+        for run in timeline.background:
+            lines.append(f"    {run.source:<7} {run.hook} {run.callback}  {run.verdict}")
+        lines.append("")
+    lines.extend(summary_lines(timeline.summary))
+    return lines

@@ -1,0 +1,236 @@
+"""``hermes-hooks replay`` on the example home and the bundled recordings.
+
+These tests use the installed contrib plugins (audit-log, secret-redaction, ...: tox
+installs them) through their entry points, as the README's main command does.  The
+example home is copied to a temporary directory so its logs land there.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_hooks.cli import main
+from tests.conftest import write_plugin
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE_HOME = REPO / "examples" / "home"
+RECORDINGS = REPO / "examples" / "recordings"
+QUICKSTART = str(RECORDINGS / "quickstart.jsonl")
+DANGEROUS = str(RECORDINGS / "dangerous-commands.jsonl")
+LONG = str(RECORDINGS / "long-session.jsonl")
+SECRET = "sk-Zq7XbVn4Lp2RtY8wKm3JhG6dFs9Ac1Ue5Oi0"
+
+BLOCKER = """
+import re
+
+DANGER = re.compile(r"rm\\s+-rf?\\s+/")
+
+
+def block(tool_name, args, **kwargs):
+    if tool_name == "terminal" and DANGER.search(str(args.get("command", ""))):
+        return {"action": "block", "message": "bloqueado: rm -rf / não é permitido"}
+    return None
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", block)
+"""
+
+
+@pytest.fixture
+def example_home(tmp_path: Path) -> Path:
+    home = tmp_path / "example-home"
+    shutil.copytree(EXAMPLE_HOME, home, ignore=shutil.ignore_patterns("logs", "__pycache__"))
+    return home
+
+
+def replay(capsys: Any, *argv: str) -> tuple[int, str, str]:
+    code = main(["replay", "--flush-timeout", "0.5", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def audit_lines(home: Path) -> list[dict[str, Any]]:
+    path = home / "logs" / "audit.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_quickstart_replays_on_the_example_home(example_home: Path, capsys: Any) -> None:
+    code, out, _ = replay(capsys, "--home", str(example_home), QUICKSTART)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"Replay of {QUICKSTART}"
+    assert lines[1] == (
+        "  session quickstart-1 · platform telegram · model anthropic/claude-sonnet-4.6 · "
+        "surface gateway"
+    )
+    assert (
+        'Turn 1 (line 2) · session quickstart-1 · "What changed in this repository recently?"'
+        in lines
+    )
+    assert 'Command 2 (line 6) · session quickstart-1 · "/model openai/gpt-5"' in lines
+    assert '  tool terminal qs-call-1 {"command": "git log --oneline -3"}' in lines
+    assert "  pre_llm_call  → context appended (29 characters)" in lines  # tool-counter
+    assert "  turns 2, commands 1, tool calls 2" in lines
+    assert "  calls blocked          0" in lines
+    assert [(a["event"], a["tool_call_id"]) for a in audit_lines(example_home)] == [
+        ("pre_tool_call", "qs-call-1"),
+        ("post_tool_call", "qs-call-1"),
+        ("pre_tool_call", "qs-call-2"),
+        ("post_tool_call", "qs-call-2"),
+    ]
+
+
+def test_dangerous_commands_are_blocked_audited_and_redacted(
+    example_home: Path, capsys: Any
+) -> None:
+    # The example home blocks with its block-rm-rf shell hook (once the shell adapter is
+    # merged, with --accept-hooks); here a Python plugin does the same job.
+    write_plugin(example_home / "plugins", "no-rm-rf", BLOCKER)
+    code, out, _ = replay(
+        capsys, "--home", str(example_home), "--json", "--fail-on", "block", DANGEROUS
+    )
+    assert code == 1
+    data = json.loads(out)
+    assert data["failed_on"] == ["block"]
+    (run,) = data["replays"]
+    outcomes = {}
+    for entry in run["entries"]:
+        for step in entry["steps"]:
+            if step["hook"] == "pre_tool_call":
+                outcomes[step["group"].split()[2]] = step["outcome"]
+    blocked = "BLOCKED: bloqueado: rm -rf / não é permitido"
+    assert outcomes == {
+        "dc-1": blocked,  # rm -rf /
+        "dc-2": blocked,  # sudo rm -rf / --no-preserve-root
+        "dc-3": "",
+        "dc-4": "",  # rm -rf ./build is not rm -rf /
+        "dc-5": "",
+        "dc-6": blocked,  # cd / && rm -rf /*
+    }
+    summary = data["summary"]
+    assert (summary["calls_blocked"], summary["tool_calls"], summary["results_transformed"]) == (
+        3,
+        6,
+        1,
+    )
+    audit = audit_lines(example_home)
+    assert [(a["event"], a["tool_call_id"]) for a in audit] == [
+        (event, f"dc-{n}") for n in range(1, 7) for event in ("pre_tool_call", "post_tool_call")
+    ]
+    assert [a["status"] for a in audit if a["event"] == "post_tool_call"] == [
+        "blocked",
+        "blocked",
+        "ok",
+        "ok",
+        "ok",
+        "blocked",
+    ]
+    redacted = [
+        step["outcome"]
+        for entry in run["entries"]
+        for step in entry["steps"]
+        if step["hook"] == "transform_tool_result" and step["outcome"]
+    ]
+    assert redacted == [
+        'result replaced: \'{"content": "OPENAI_API_KEY=[REDACTED]\\\\nDEBUG=1\\\\n"}\''
+    ]
+    assert SECRET not in json.dumps(audit)
+
+
+def test_without_fail_on_a_blocking_replay_exits_zero(example_home: Path, capsys: Any) -> None:
+    write_plugin(example_home / "plugins", "no-rm-rf", BLOCKER)
+    code, out, _ = replay(capsys, "--home", str(example_home), DANGEROUS)
+    assert code == 0
+    assert "  calls blocked          3  (blocks by python 3)" in out.splitlines()
+    assert "replay failed" not in out
+
+
+def test_fail_on_error_gates_on_callback_errors(home: Path, capsys: Any) -> None:
+    write_plugin(
+        home / "plugins",
+        "broken",
+        "def boom(**kw):\n    raise ValueError('nope')\n\n"
+        "def register(ctx):\n    ctx.register_hook('post_llm_call', boom)\n",
+    )
+    code, out, _ = replay(capsys, "--home", str(home), "--fail-on", "error", QUICKSTART)
+    assert code == 1
+    assert "  callback errors        2" in "\n".join(out.splitlines())
+    assert out.splitlines()[-1] == "replay failed: --fail-on error"
+    code, _, _ = replay(capsys, "--home", str(home), "--fail-on", "block", QUICKSTART)
+    assert code == 0
+
+
+def test_a_malformed_recording_exits_2_naming_the_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"type": "header", "version": 1, "session_id": "s", "platform": "cli", "model": "m"}\n'
+        '{"type": "user", "text": "hi"}\n'
+        '{"type": "assistant", "text": "oops\n',
+        encoding="utf-8",
+    )
+    home = tmp_path / "home"
+    home.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "replay", "--home", str(home), QUICKSTART, str(bad)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""  # validated before anything replayed
+    assert done.stderr.splitlines()[-1] == (
+        f"hermes-hooks: {bad}:3: not valid JSON (Unterminated string starting at at column 31)"
+    )
+    assert "Traceback" not in done.stderr
+    assert not (home / "logs").exists()
+
+
+def test_json_output_shape(example_home: Path, capsys: Any) -> None:
+    code, out, _ = replay(capsys, "--home", str(example_home), "--json", QUICKSTART, LONG)
+    assert code == 0
+    data = json.loads(out)
+    assert [r["recording"] for r in data["replays"]] == [QUICKSTART, LONG]
+    assert data["failed_on"] == []
+    long_run = data["replays"][1]
+    assert long_run["surface"] == "cli"
+    assert [e["kind"] for e in long_run["entries"]][:6] == ["turn"] * 5 + ["command"]
+    assert data["summary"]["turns"] == 2 + 11
+    assert data["summary"]["verify_nudges"] == 1  # the example home's verify-before-done
+    assert data["summary"]["api_errors"] == 1
+    step = long_run["entries"][0]["steps"][1]
+    assert step["hook"] == "pre_llm_call"
+    assert set(step["runs"][0]) == {
+        "hook",
+        "callback",
+        "source",
+        "verdict",
+        "reason",
+        "duration_ms",
+    }
+
+
+def test_multiple_files_print_a_total(example_home: Path, capsys: Any) -> None:
+    code, out, _ = replay(capsys, "--home", str(example_home), QUICKSTART, QUICKSTART)
+    assert code == 0
+    lines = out.splitlines()
+    total = lines.index("Total of all recordings")
+    assert lines[total + 1] == "  turns 4, commands 2, tool calls 4"
+
+
+def test_the_readme_main_command_replays_the_quickstart() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert (
+        "python3 -m pip install . ./contrib/python-plugins/audit-log "
+        "./contrib/python-plugins/secret-redaction && hermes-hooks replay --home examples/home "
+        "--accept-hooks examples/recordings/quickstart.jsonl"
+    ) in readme
