@@ -1,21 +1,16 @@
-"""command-logger: one JSON line per slash command, in ~/.hermes/logs/command_usage.jsonl.
+"""command-logger: one JSON line per slash command, in <home>/logs/command_usage.jsonl.
 
 A plain ``def`` handler on the ``command:*`` wildcard: it runs on a worker thread, so
-its file write never blocks the gateway loop.
+its file write never blocks the gateway loop.  The log goes to the Hermes home this
+hook directory lives in (``<home>/hooks/command-logger/``), which for the usual
+``~/.hermes`` is the ``~/.hermes/logs/`` of the spec's EX-03.
 """
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 
-
-def _hermes_home() -> Path:
-    home = os.environ.get("HERMES_HOME", "").strip()
-    return Path(home).expanduser() if home else Path.home() / ".hermes"
-
-
-LOG = _hermes_home() / "logs" / "command_usage.jsonl"
+LOG = Path(__file__).absolute().parents[2] / "logs" / "command_usage.jsonl"
 
 
 def handle(event_type: str, context: dict) -> None:

@@ -1,19 +1,20 @@
-"""command-logger (the spec's EX-03): one JSON line per slash command.
+"""command-logger: one JSON line per slash command, in <home>/logs/command_usage.jsonl.
 
-A plain ``def`` handler on the wildcard ``command:*``.  The log goes to this home's
-``logs/command_usage.jsonl`` (EX-03 writes ``~/.hermes/logs/``; the home is two
-directories above this file).
+A plain ``def`` handler on the ``command:*`` wildcard: it runs on a worker thread, so
+its file write never blocks the gateway loop.  The log goes to the Hermes home this
+hook directory lives in (``<home>/hooks/command-logger/``), which for the usual
+``~/.hermes`` is the ``~/.hermes/logs/`` of the spec's EX-03.
 """
 
 import json
 from datetime import datetime
 from pathlib import Path
 
-LOG_DIR = Path(__file__).resolve().parent.parent.parent / "logs"
+LOG = Path(__file__).absolute().parents[2] / "logs" / "command_usage.jsonl"
 
 
-def handle(event_type, context):
-    LOG_DIR.mkdir(parents=True, exist_ok=True)
+def handle(event_type: str, context: dict) -> None:
+    LOG.parent.mkdir(parents=True, exist_ok=True)
     entry = {
         "ts": datetime.now().isoformat(),
         "command": context.get("command"),
@@ -21,5 +22,5 @@ def handle(event_type, context):
         "platform": context.get("platform"),
         "user": context.get("user_id"),
     }
-    with (LOG_DIR / "command_usage.jsonl").open("a", encoding="utf-8") as log:
-        log.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    with open(LOG, "a", encoding="utf-8") as f:
+        f.write(json.dumps(entry) + "\n")
