@@ -138,6 +138,16 @@ class OutboundSource:
             self.outbox.close()
             self.outbox = None
 
+    def delivery_stats(self) -> dict[str, int]:
+        """Events delivered, failed (after their last attempt) and dropped (queue full),
+        summed over every lane of this load; read after :meth:`close` for final counts."""
+        totals = {"delivered": 0, "failed": 0, "dropped": 0}
+        for lane in self.lanes.values():
+            totals["delivered"] += lane.stats.delivered
+            totals["failed"] += lane.stats.failed
+            totals["dropped"] += lane.stats.dropped
+        return totals
+
     # -- loading -----------------------------------------------------------------------
 
     def _open_outbox(self) -> Outbox | None:

@@ -47,7 +47,14 @@ def register(ctx):
 @pytest.fixture
 def example_home(tmp_path: Path) -> Path:
     home = tmp_path / "example-home"
-    shutil.copytree(EXAMPLE_HOME, home, ignore=shutil.ignore_patterns("logs", "__pycache__"))
+    # Only what git tracks: not logs, approvals or an outbox a local run left behind.
+    shutil.copytree(
+        EXAMPLE_HOME,
+        home,
+        ignore=shutil.ignore_patterns(
+            "logs", "__pycache__", "shell-hooks-allowlist.json*", "outbound-outbox.sqlite3*"
+        ),
+    )
     return home
 
 
@@ -89,14 +96,13 @@ def test_quickstart_replays_on_the_example_home(example_home: Path, capsys: Any)
 
 
 def test_dangerous_commands_are_blocked_audited_and_redacted(
-    example_home: Path, capsys: Any
+    example_home: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The example home blocks with its block-rm-rf shell hook (once the shell adapter is
-    # merged, with --accept-hooks); here a Python plugin does the same job.
-    write_plugin(example_home / "plugins", "no-rm-rf", BLOCKER)
+    monkeypatch.chdir(REPO)  # the example home's shell-hook commands are repo-relative
     code, out, _ = replay(
-        capsys, "--home", str(example_home), "--json", "--fail-on", "block", DANGEROUS
-    )
+        capsys, "--home", str(example_home), "--accept-hooks", "--json", "--fail-on", "block",
+        DANGEROUS,
+    )  # fmt: skip
     assert code == 1
     data = json.loads(out)
     assert data["failed_on"] == ["block"]
@@ -121,6 +127,16 @@ def test_dangerous_commands_are_blocked_audited_and_redacted(
         6,
         1,
     )
+    # The blocks come from the example home's contrib block-rm-rf shell hook.
+    blockers = {
+        record["source"]
+        for entry in run["entries"]
+        for step in entry["steps"]
+        if step["hook"] == "pre_tool_call"
+        for record in step["runs"]
+        if record["verdict"] == "block"
+    }
+    assert blockers == {"shell"}
     audit = audit_lines(example_home)
     assert [(a["event"], a["tool_call_id"]) for a in audit] == [
         (event, f"dc-{n}") for n in range(1, 7) for event in ("pre_tool_call", "post_tool_call")
@@ -143,6 +159,31 @@ def test_dangerous_commands_are_blocked_audited_and_redacted(
         'result replaced: \'{"content": "OPENAI_API_KEY=[REDACTED]\\\\nDEBUG=1\\\\n"}\''
     ]
     assert SECRET not in json.dumps(audit)
+
+
+def test_without_consent_the_shell_gate_does_not_run(
+    example_home: Path, capsys: Any, caplog: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    code, out, _ = replay(capsys, "--home", str(example_home), "--json", DANGEROUS)
+    assert code == 0
+    assert json.loads(out)["summary"]["calls_blocked"] == 0
+    assert (
+        "shell hook for pre_tool_call (contrib/shell-hooks/block-rm-rf.sh) not allowlisted — "
+        "skipped. Use --accept-hooks / HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or "
+        "approve at the TTY prompt next run."
+    ) in caplog.text
+
+
+def test_webhooks_are_counted_from_the_outbound_lanes(
+    example_home: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)
+    code, out, _ = replay(capsys, "--home", str(example_home), "--json", QUICKSTART)
+    summary = json.loads(out)["summary"]
+    assert code == 0
+    # ci-notify gets on_session_end twice; nothing listens on its port, so none arrive.
+    assert (summary["webhooks_queued"], summary["webhooks_delivered"]) == (2, 0)
 
 
 def test_without_fail_on_a_blocking_replay_exits_zero(example_home: Path, capsys: Any) -> None:
