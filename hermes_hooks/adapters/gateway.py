@@ -18,16 +18,15 @@ source's :attr:`~GatewaySource.emitter`, reached as ``hooks.gateway``).
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import logging
 import sys
-import types
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._imports import import_file
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
@@ -158,7 +157,7 @@ class GatewaySource:
     def _import_handle(
         self, record: GatewayHookRecord, handler_path: Path
     ) -> Callable[..., Any] | None:
-        module = _import_handler(f"{MODULE_PREFIX}{record.key}", handler_path)
+        module = import_file(f"{MODULE_PREFIX}{record.key}", handler_path)
         self._modules.append(module.__name__)
         handle = getattr(module, "handle", None)
         if not callable(handle):
@@ -262,22 +261,6 @@ def survey(
             record.state = "skipped" if manifest.enabled else "disabled"
             record.error = manifest.skip
         yield record, manifest
-
-
-def _import_handler(module_name: str, path: Path) -> types.ModuleType:
-    """Import ``handler.py`` as ``module_name``, registered in ``sys.modules`` first
-    (so dataclasses and typing introspection inside the handler resolve)."""
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{path} cannot be imported")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
 
 
 def _signature_problem(handle: Callable[..., Any]) -> str | None:

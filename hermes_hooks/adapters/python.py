@@ -18,11 +18,9 @@ skipped; every other plugin still loads.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import re
 import sys
-import types
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermes_hooks._callback import Group
+from hermes_hooks._imports import import_file
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
@@ -256,7 +255,7 @@ class PythonSource:
         if not init.exists():
             raise PluginLoadError(f"{init} is missing: a plugin directory needs __init__.py")
         module_name = f"{_MODULE_PREFIX}.{re.sub(r'[^0-9A-Za-z_]', '_', record.key)}"
-        module = _import_file(module_name, init)
+        module = import_file(module_name, init, package=True)
         self._modules.append(module_name)
         register = getattr(module, "register", None)
         if not callable(register):
@@ -315,27 +314,6 @@ def _read_manifest(path: Path) -> dict[str, Any]:
             f"requires_plugins), got {type(data).__name__}"
         )
     return data
-
-
-def _import_file(module_name: str, init: Path) -> types.ModuleType:
-    """Import a plugin package from its ``__init__.py`` under a private module name."""
-    if _MODULE_PREFIX not in sys.modules:
-        namespace = types.ModuleType(_MODULE_PREFIX)
-        namespace.__path__ = []
-        sys.modules[_MODULE_PREFIX] = namespace
-    spec = importlib.util.spec_from_file_location(
-        module_name, init, submodule_search_locations=[str(init.parent)]
-    )
-    if spec is None or spec.loader is None:
-        raise PluginLoadError(f"{init}: cannot be imported")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
 
 
 def load(hooks: Hooks) -> PythonSource:
