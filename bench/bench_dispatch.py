@@ -49,6 +49,26 @@ def _hooks(impls: int, timeout: float, template: Callable[..., Any] = _impl) -> 
     return hooks
 
 
+def _isolating_floor(functions: list[Callable[..., Any]]) -> Callable[[], None]:
+    """The least any dispatcher honouring D-09 and D-21 can do: per callback, a copy of
+    the payload with its containers copied, the full payload to a ``**kwargs``
+    callback, and exception isolation; no ordering, bounds, selection or records."""
+
+    def fire() -> None:
+        payload = dict(RAW_PAYLOAD)
+        args, trace = payload["args"], payload["middleware_trace"]
+        for function in functions:
+            kwargs = payload.copy()
+            kwargs["args"] = args.copy()
+            kwargs["middleware_trace"] = trace.copy()
+            try:
+                function(**kwargs)
+            except Exception:  # the floor measures a real try/except
+                continue
+
+    return fire
+
+
 def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Callable[[], None]:
     def fire() -> None:
         for function in functions:
@@ -75,6 +95,12 @@ def run() -> list[tuple[str, float]]:
             label = f"facade(timeout 0)/raw pluggy, {impls} {shape} impl(s)"
             results.append((label, value))
             print(f"  {label}: facade {cand * 1e6:.2f} us, pluggy {base * 1e6:.2f} us")
+            if shape == "**kwargs":
+                functions = [cb.function for cb in hooks.manager.callbacks("pre_tool_call")]
+                floor, _, _ = ratio(
+                    _isolating_floor(functions), lambda r=raw: r(**RAW_PAYLOAD), calls=20_000
+                )
+                results.append((f"isolating floor/raw pluggy, {impls} {shape} impl(s)", floor))
             hooks.close()
     hooks = _hooks(1, timeout=30)
     functions = [cb.function for cb in hooks.manager.callbacks("pre_tool_call")]

@@ -62,17 +62,54 @@ def clone_payload_value(value: Any) -> Any:
 _CONTAINER_TYPES = frozenset({dict, list})
 
 
-def _prepare(payload: dict[str, Any], marker: bool) -> dict[str, bool]:
+_SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
+
+
+class _Plan:
+    """What a firing of one hook needs to know up front, computed once per hook."""
+
+    __slots__ = ("aggregator", "contract", "declared", "maybe_containers")
+
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+        self.aggregator = AGGREGATORS[contract.selection]
+        #: Fields whose catalogue type admits a dict or list: the only declared fields
+        #: whose values need a per-callback copy (D-09, D-21).
+        self.maybe_containers = tuple(
+            f.name
+            for f in contract.fields
+            if not {part.strip() for part in f.type.split("|")} <= _SCALAR_TYPES
+        )
+        self.declared = contract.field_names | {TELEMETRY_FIELD}
+
+
+def _nests(value: Any) -> bool:
+    for item in value.values() if type(value) is dict else value:
+        kind = type(item)
+        if kind is dict or kind is list:
+            return True
+    return False
+
+
+def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
     """Add the D-17 marker to ``payload`` (the firing owns it) and map each key holding
-    a container to whether it nests others: a flat one is isolated by a shallow copy,
-    a nested one is cloned."""
-    if marker and TELEMETRY_FIELD not in payload:
+    a dict or list to whether it nests others: a flat one is isolated by a shallow
+    copy, a nested one is cloned.  Only fields whose type admits a container, and keys
+    the catalogue does not declare, are looked at."""
+    if plan.contract.marker and TELEMETRY_FIELD not in payload:
         payload[TELEMETRY_FIELD] = TELEMETRY_VERSION
     copies: dict[str, bool] = {}
-    for key in [k for k, v in payload.items() if type(v) in _CONTAINER_TYPES]:
-        value = payload[key]
-        items = value.values() if type(value) is dict else value
-        copies[key] = any([type(item) in _CONTAINER_TYPES for item in items])
+    for key in plan.maybe_containers:
+        value = payload.get(key)
+        kind = type(value)
+        if kind is dict or kind is list:
+            copies[key] = _nests(value)
+    if len(payload) > len(plan.declared) or not payload.keys() <= plan.declared:
+        for key in payload.keys() - plan.declared:  # fields a host added (PL-04)
+            value = payload[key]
+            kind = type(value)
+            if kind is dict or kind is list:
+                copies[key] = _nests(value)
     return copies
 
 
@@ -97,10 +134,8 @@ def _kwargs(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -
     return kwargs
 
 
-#: hook -> (contract, aggregator class), so a firing does one dictionary lookup.
-_PLANS: dict[str, tuple[Contract, type[Aggregator]]] = {
-    name: (contract, AGGREGATORS[contract.selection]) for name, contract in CATALOGUE.items()
-}
+#: hook -> its plan, so a firing does one dictionary lookup.
+_PLANS: dict[str, _Plan] = {name: _Plan(contract) for name, contract in CATALOGUE.items()}
 _COROUTINE = types.CoroutineType
 
 
@@ -178,33 +213,32 @@ class Dispatcher:
         envelope marker is added to it in place.
         """
         try:
-            contract, make = _PLANS[hook]
+            plan = _PLANS[hook]
         except KeyError:
             raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
-        aggregator = make(contract, payload)
-        self._run_all(contract, aggregator, None)
+        aggregator = plan.aggregator(plan.contract, payload)
+        self._run_all(plan, aggregator, None)
         return aggregator.answer()
 
     def fire_all(self, hook: str, payload: dict[str, Any]) -> list[Any]:
         """Run every callback of ``hook``; return the non-None raw results, isolated."""
         contract = self.contract(hook)
         results: list[Any] = []
-        self._run_all(contract, Aggregator(contract, payload), results)
+        self._run_all(_PLANS[hook], Aggregator(contract, payload), results)
         return results
 
-    def _run_all(
-        self, contract: Contract, aggregator: Aggregator, results: list[Any] | None
-    ) -> None:
+    def _run_all(self, plan: _Plan, aggregator: Aggregator, results: list[Any] | None) -> None:
         """The firing loop shared by :meth:`fire` and :meth:`fire_all`.
 
         It is the hot path of every tool call, so the per-callback work is inlined: a
         dict copy plus container copies for the kwargs, the call, and a None check.
         """
+        contract = plan.contract
         callbacks = self.manager.callbacks(contract.name)
         if not callbacks:
             return
         if contract.policy.thread is Thread.QUEUE:
-            self._enqueue_all(contract, aggregator.current, callbacks)
+            self._enqueue_all(plan, aggregator.current, callbacks)
             return
         bounded = self.timeout > 0 and contract.policy.bounded
         listeners = self._listeners
@@ -215,7 +249,7 @@ class Dispatcher:
             base = aggregator.current
             if base is not current:  # the first callback, or args changed by a modify
                 current = base
-                copies = _prepare(base, contract.marker)
+                copies = _prepare(base, plan)
             kwargs = _kwargs(callback, base, copies)
             if listeners:
                 started = time.perf_counter()
@@ -238,10 +272,11 @@ class Dispatcher:
             self._settle(aggregator, callback, value, started, ok=True)
 
     def _enqueue_all(
-        self, contract: Contract, payload: dict[str, Any], callbacks: tuple[Callback, ...]
+        self, plan: _Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
     ) -> None:
         """Streaming observers (D-61): check the event once, then queue a copy per
         callback; the token path never waits for a callback."""
+        contract = plan.contract
         problem = event_problem(payload)
         if problem:
             warn_once(
@@ -249,7 +284,7 @@ class Dispatcher:
                 "%s event dropped: it %s", contract.name, problem,
             )  # fmt: skip
             return
-        copies = _prepare(payload, contract.marker)
+        copies = _prepare(payload, plan)
         for callback in callbacks:
             lane = self._lanes.get(callback.owner)
             if lane is None:
@@ -269,11 +304,12 @@ class Dispatcher:
         contract = self.contract(hook)
         if contract.policy.thread is not Thread.LOOP:
             return await asyncio.to_thread(self.fire, hook, payload)
-        aggregator = _PLANS[hook][1](contract, payload)
+        plan = _PLANS[hook]
+        aggregator = plan.aggregator(contract, payload)
         limit = self.timeout or None
         for callback in self.manager.callbacks(hook):
             base = aggregator.current
-            kwargs = _kwargs(callback, base, _prepare(base, contract.marker))
+            kwargs = _kwargs(callback, base, _prepare(base, plan))
             started = time.perf_counter()
             try:
                 if not callback.runs_bounded:  # shell hooks bound themselves (D-15)

@@ -295,3 +295,19 @@ def test_plugin_order_tracks_only_hook_implementing_plugins(hooks: Any) -> None:
     hooks.manager.unregister(native)
     hooks.manager.unregister_owner("a")
     assert hooks.manager.plugin_order() == []
+
+
+def test_containers_in_fields_the_catalogue_does_not_declare_are_copied_too(hooks: Any) -> None:
+    seen: list[Any] = []
+
+    def vandal(**kw: Any) -> None:
+        kw["extra_field"]["nested"]["x"] = 2
+
+    hooks.manager.register_callback("on_session_start", vandal, owner="a")
+    hooks.manager.register_callback(
+        "on_session_start", lambda **kw: seen.append(kw["extra_field"]), owner="b"
+    )
+    shared = {"nested": {"x": 1}}
+    hooks.on_session_start(**SESSION, extra_field=shared)
+    assert seen == [{"nested": {"x": 1}}]
+    assert shared == {"nested": {"x": 1}}
