@@ -29,17 +29,17 @@ EXIT_USAGE = 2
 
 #: Command modules, in the order ``--help`` lists them.
 COMMANDS: tuple[str, ...] = (
+    "hermes_hooks.cli.replay_cmd",
     "hermes_hooks.cli.list_cmd",
     "hermes_hooks.cli.doctor_cmd",
-    "hermes_hooks.cli.catalogue_cmd",
-    "hermes_hooks.cli.replay_cmd",
-    "hermes_hooks.cli.schema_cmd",
-    "hermes_hooks.cli.outbox_cmd",
-    "hermes_hooks.cli.listen_cmd",
-    "hermes_hooks.cli.emit_cmd",
     "hermes_hooks.cli.test_cmd",
     "hermes_hooks.cli.approve_cmd",
     "hermes_hooks.cli.revoke_cmd",
+    "hermes_hooks.cli.emit_cmd",
+    "hermes_hooks.cli.outbox_cmd",
+    "hermes_hooks.cli.listen_cmd",
+    "hermes_hooks.cli.catalogue_cmd",
+    "hermes_hooks.cli.schema_cmd",
 )
 
 

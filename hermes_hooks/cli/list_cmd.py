@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hermes_hooks.adapters.python import PluginRecord, PythonSource
 
 NAME = "list"
-HELP = "show the hooks a Hermes home loads: plugins, shell hooks, outbound targets"
+HELP = "show what a Hermes home loads: plugins, shell hooks, outbound targets, gateway hooks"
 
 #: source name -> "module:function" rendering its section, in display order.
 SECTIONS: dict[str, str] = {
