@@ -290,6 +290,8 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
     parsed = json.dumps(outcome.directive, ensure_ascii=False) if outcome.directive else "none"
     level: DriftLevel = "ok" if result.returncode in (0, 2) else "warn"
     what = "empty stdout (observer-only)" if not text else "valid JSON"
+    if text and not text.startswith("{"):
+        what = "plain text"  # a claude-code hook's context (JSON otherwise)
     return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
 
 
