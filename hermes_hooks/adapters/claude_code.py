@@ -66,6 +66,7 @@ __all__ = [
     "ToolTable",
     "claude_event",
     "compile_matcher",
+    "default_claude_event",
     "deliver",
     "event_for_key",
     "input_document",
@@ -378,7 +379,7 @@ class SessionContexts:
     """
 
     LIMIT = 64
-    __slots__ = ("__weakref__", "_lock", "_pending")
+    __slots__ = ("_lock", "_pending")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -616,9 +617,10 @@ def deliver(entry: ShellEntry, payload: Mapping[str, Any], outcome: Outcome) -> 
     the session's first ``pre_llm_call`` instead (:class:`SessionContexts`)."""
     directive = outcome.directive
     if entry.event == "on_session_start" and entry.claude is not None:
-        if directive is not None:
+        text = str(directive["context"]) if directive is not None else ""
+        if text.strip():  # D-32: blank context counts for nothing
             session = payload.get("session_id")
-            entry.claude.context.sessions.put(_text_or(session, ""), str(directive["context"]))
+            entry.claude.context.sessions.put(_text_or(session, ""), text)
         return None
     return directive
 

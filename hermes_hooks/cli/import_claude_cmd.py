@@ -188,11 +188,16 @@ def approve_line(converted: Converted) -> str:
 def default_files() -> list[SettingsFile]:
     """The user's settings, then the current project's (shared, then local)."""
     project = Path.cwd()
-    return [
-        SettingsFile(Path.home() / ".claude" / "settings.json", explicit=False),
-        SettingsFile(project / ".claude" / "settings.json", False, project_dir=project),
-        SettingsFile(project / ".claude" / "settings.local.json", False, project_dir=project),
-    ]
+    user = Path.home() / ".claude" / "settings.json"
+    files = [SettingsFile(user, explicit=False)]
+    if (project / ".claude").absolute() != user.parent.absolute():  # not run from ~
+        files.append(
+            SettingsFile(project / ".claude" / "settings.json", False, project_dir=project)
+        )
+    files.append(
+        SettingsFile(project / ".claude" / "settings.local.json", False, project_dir=project)
+    )
+    return files
 
 
 def describe_file(path: Path) -> SettingsFile:
