@@ -8,7 +8,8 @@ they drift from what this module generates.  Regenerate them with
 * ``webhook-body/<event>.schema.json``: what an outbound webhook receives (OUT-07, D-78);
 * ``shell-stdout.schema.json``: the answers a shell hook may print (SH-14, D-23);
 * ``hook-yaml.schema.json``: a gateway hook's ``HOOK.yaml`` (GW-04, D-03);
-* ``config-hooks.schema.json``: the ``hooks:`` block of ``config.yaml`` (SH-04, OUT-02).
+* ``config-hooks.schema.json``: the ``hooks:`` block of ``config.yaml`` (SH-04, OUT-02),
+  ``dialect`` and the Claude Code event names included.
 """
 
 from __future__ import annotations
@@ -243,6 +244,8 @@ def _hook_yaml_schema() -> dict[str, Any]:
 
 
 def _config_hooks_schema() -> dict[str, Any]:
+    from hermes_hooks.adapters.claude_code import DIALECTS, EVENTS
+
     events = sorted(CATALOGUE)
     shell_entry = {
         "type": "object",
@@ -252,6 +255,7 @@ def _config_hooks_schema() -> dict[str, Any]:
             "timeout": {"type": "integer", "minimum": 1, "maximum": 300},
             "fail_closed": {"type": "boolean"},
             "failClosed": {"type": "boolean"},
+            "dialect": {"enum": list(DIALECTS)},
         },
         "required": ["command"],
     }
@@ -272,11 +276,15 @@ def _config_hooks_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "$id": f"{BASE_ID}config-hooks.schema.json",
         "title": "config.yaml hooks: block",
-        "description": "SH-04, OUT-02 and D-64: shell hook entries per event, plus outbound.",
+        "description": (
+            "SH-04, OUT-02 and D-64: shell hook entries per event, plus outbound. Claude Code "
+            "event names (PreToolUse, ...) hold dialect: claude-code entries."
+        ),
         "type": "object",
         "properties": {
             "outbound": {"type": "array", "items": target},
             **{event: {"type": "array", "items": shell_entry} for event in events},
+            **{row.name: {"type": "array", "items": shell_entry} for row in EVENTS},
         },
         "additionalProperties": True,
     }

@@ -10,7 +10,8 @@ registers nothing twice (D-08).
 A firing (:class:`ShellHook`) checks the matcher (a non-matching entry is never
 spawned), checks with one ``stat`` that the approval still stands (D-84), builds the
 SH-13 envelope, runs the command (:mod:`.shell_run`) and returns the canonical directive
-(:mod:`.shell_output`).  It never raises into the host.
+(:mod:`.shell_output`).  A ``dialect: claude-code`` entry takes Claude Code's matcher,
+stdin and output rules from :mod:`.claude_code` instead.  It never raises into the host.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import consent
 from hermes_hooks._callback import Group
 from hermes_hooks._log import warn_once
+from hermes_hooks.adapters import claude_code
 from hermes_hooks.adapters.shell_config import ConfigProblem, ParsedHooks, ShellEntry, parse_hooks
 from hermes_hooks.adapters.shell_output import Outcome, interpret
 from hermes_hooks.adapters.shell_run import run_command
@@ -39,10 +41,9 @@ __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
 log = logging.getLogger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
-# D-08: what each manager already holds, per home: (home, event, matcher, command).
-_REGISTERED: weakref.WeakKeyDictionary[HookManager, set[tuple[str, str, str | None, str]]] = (
-    weakref.WeakKeyDictionary()
-)
+# D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
+_Key = tuple[str, str, str | None, str, str]
+_REGISTERED: weakref.WeakKeyDictionary[HookManager, set[_Key]] = weakref.WeakKeyDictionary()
 
 
 class ShellHook:
@@ -59,11 +60,17 @@ class ShellHook:
     def __call__(self, **payload: Any) -> dict[str, Any] | None:
         """Fire for one event: the dispatcher calls this with the keyword payload."""
         entry = self.entry
-        if entry.matcher is not None and not entry.matches(payload.get("tool_name")):
+        if entry.claude is not None:
+            if not entry.claude.fires(payload):
+                return None
+        elif entry.matcher is not None and not entry.matches(payload.get("tool_name")):
             return None
         if self.watch is not None and not self._still_approved():
             return None
-        return self.run(payload).directive
+        outcome = self.run(payload)
+        if entry.claude is not None:
+            return claude_code.deliver(entry, payload, outcome)
+        return outcome.directive
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
@@ -86,6 +93,8 @@ class ShellHook:
     def run(self, payload: dict[str, Any]) -> Outcome:
         """Spawn the command on ``payload`` and interpret the result (no consent or
         matcher check: ``hermes-hooks test`` and ``doctor`` call this directly)."""
+        if self.entry.claude is not None:
+            return claude_code.run(self.entry, payload)
         stdin = dumps(build_envelope(self.entry.event, payload))
         return interpret(self.entry, run_command(self.entry.argv, stdin, self.entry.timeout))
 
@@ -114,6 +123,7 @@ class ShellRecord:
             "matcher": entry.matcher,
             "timeout": entry.timeout,
             "fail_closed": entry.fail_closed,
+            "dialect": entry.dialect,
             "state": self.state,
             "consent": self.consent,
             "note": self.note,
@@ -136,7 +146,7 @@ class ShellSource:
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []
         self._manager = hooks.manager
-        self._keys: set[tuple[str, str, str | None, str]] = set()
+        self._keys: set[_Key] = set()
 
     def records(self) -> list[ShellRecord]:
         """Every configured entry, in config order, with its state."""
@@ -151,7 +161,7 @@ class ShellSource:
         self.parsed = parse_hooks(config, str(self.config_path))
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held = _REGISTERED.setdefault(self._manager, set())
-        seen: dict[tuple[str, str | None, str], ShellEntry] = {}
+        seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
         for entry in self.parsed.entries:
             if entry.key in seen:
                 first = seen[entry.key]
@@ -175,6 +185,11 @@ class ShellSource:
                 self.entries.append(ShellRecord(entry, state, note=note))
                 continue
             self.entries.append(self._register(entry, how, held))
+        # Claude Code's SessionStart context reaches the model through pre_llm_call.
+        claude = self.parsed.claude
+        starts = [r for r in self.entries if r.hook and r.entry.event == "on_session_start"]
+        if claude is not None and any(r.entry.claude is not None for r in starts):
+            claude_code.register_session_context(self._manager, self.owner, claude)
 
     def _consent(self, entry: ShellEntry) -> tuple[str, str | None]:
         """("approved", how) or (the reason it is not)."""
@@ -208,9 +223,7 @@ class ShellSource:
             )
         self.watch.refresh()
 
-    def _register(
-        self, entry: ShellEntry, how: str | None, held: set[tuple[str, str, str | None, str]]
-    ) -> ShellRecord:
+    def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:
         key = (str(self.home), *entry.key)
         if key in held:
             log.debug("shell hook %s already registered on this manager", entry.where)
@@ -222,7 +235,7 @@ class ShellSource:
                 hook,
                 owner=self.owner,
                 group=Group.SHELL,
-                rank=entry.index,
+                rank=entry.rank,
                 name=f"shell {entry.where} {entry.command}",
                 source="shell",
             )

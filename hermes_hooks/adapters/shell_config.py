@@ -8,7 +8,10 @@ Every rule of SH-04..SH-11 and D-64..D-68 lives here:
 * ``command`` is split into arguments without a shell, ``~`` expanded per argument
   (D-67); the trimmed, unexpanded string stays the consent key;
 * ``matcher`` must match the whole tool name (D-66), ``timeout`` is an integer in
-  1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``.
+  1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
+* ``dialect: claude-code`` (and Claude Code event names such as ``PreToolUse``) hands
+  the event name, the matcher and the tool table to
+  :mod:`hermes_hooks.adapters.claude_code`.
 
 One bad entry never drops the others.  Every warning names the file, the event and the
 entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is kept in
@@ -26,11 +29,14 @@ import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE
+
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.claude_code import ClaudeContext, ClaudeSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -151,7 +157,10 @@ class ConfigProblem:
 
     @property
     def where(self) -> str:
-        """``hooks.<event>`` or ``hooks.<event>[<index>]``."""
+        """``hooks.<event>`` or ``hooks.<event>[<index>]`` (a top-level key such as
+        ``hooks_claude_tools`` as it is)."""
+        if self.event.startswith("hooks_"):
+            return self.event
         return f"hooks.{self.event}" if self.index is None else f"hooks.{self.event}[{self.index}]"
 
 
@@ -167,21 +176,32 @@ class ShellEntry:
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
     pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    dialect: str = "hermes"  # or "claude-code"
+    claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
+    declared: str | None = None  # the event key as written, when not ours (PreToolUse)
+    rank: int = 0  # the order among the shell entries of ``event`` (D-19)
 
     @property
-    def key(self) -> tuple[str, str | None, str]:
-        """The D-08 identity within one home: (event, matcher, command)."""
-        return (self.event, self.matcher, self.command)
+    def key(self) -> tuple[str, str | None, str, str]:
+        """The D-08 identity within one home: (event, matcher, command, dialect), the
+        dialect naming the Claude Code event for claude-code entries."""
+        flavour = self.dialect
+        if self.claude is not None:
+            flavour = f"{self.dialect}:{self.claude.event.name}"
+        return (self.event, self.matcher, self.command, flavour)
 
     @property
     def where(self) -> str:
-        """``hooks.<event>[<index>]``, for messages."""
-        return f"hooks.{self.event}[{self.index}]"
+        """``hooks.<event>[<index>]`` as written in the file, for messages."""
+        return f"hooks.{self.declared or self.event}[{self.index}]"
 
     def matches(self, tool_name: Any) -> bool:
         """D-66: no matcher matches everything; a set matcher must match the whole tool
         name (literal equality when the regex did not compile) and never matches a
-        missing one."""
+        missing one.  A claude-code entry applies Claude Code's rules to Claude's name
+        of the tool instead."""
+        if self.claude is not None:
+            return self.claude.matches_tool(tool_name)
         if self.matcher is None:
             return True
         if not isinstance(tool_name, str):
@@ -197,6 +217,7 @@ class ParsedHooks:
 
     entries: list[ShellEntry] = field(default_factory=list)
     problems: list[ConfigProblem] = field(default_factory=list)
+    claude: ClaudeContext | None = None  # shared by the claude-code entries, if any
 
     def for_event(self, event: str) -> list[ShellEntry]:
         """The entries of ``event`` in list order."""
@@ -206,12 +227,19 @@ class ParsedHooks:
 class _Reader:
     """Reads one ``hooks:`` block, collecting problems as it warns."""
 
-    def __init__(self, source: str, quiet: bool) -> None:
+    def __init__(self, source: str, quiet: bool, config: Mapping[str, Any]) -> None:
         self.source = source
         self.level = logging.DEBUG if quiet else logging.WARNING
+        self.config = config
         self.result = ParsedHooks()
+        self.seen: dict[str, int] = {}  # entries read so far per event, for ``rank``
+        # While an entry declared under a Claude Code name is read: (ours, as written),
+        # so that its warnings name the key as written (hooks.PreToolUse[0]).
+        self.alias: tuple[str, str] | None = None
 
     def warn(self, event: str, index: int | None, message: str) -> None:
+        if self.alias is not None and event == self.alias[0]:
+            event = self.alias[1]
         problem = ConfigProblem(event, index, message)
         self.result.problems.append(problem)
         log.log(self.level, "%s: %s: %s", self.source, problem.where, message)
@@ -240,6 +268,14 @@ class _Reader:
             event = str(raw_event)
             if event in RESERVED_KEYS:
                 continue  # D-64: outbound webhooks and output spill own these keys
+            declared = None
+            if event not in CATALOGUE:
+                resolved = self.claude_event(event)
+                if resolved is None:
+                    continue
+                if resolved != event:
+                    declared, event = event, resolved
+            self.alias = (event, declared) if declared else None
             contract = CATALOGUE.get(event)
             if contract is None:
                 tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
@@ -267,21 +303,50 @@ class _Reader:
                     "Fix: write each entry as a list item ('- command: ...').",
                 )
                 continue
+            base = self.seen.get(event, 0)
+            self.seen[event] = base + len(entries)
             for index, raw in enumerate(entries):
-                entry = self.entry(event, index, raw)
+                entry = self.entry(event, index, raw, declared, base + index)
                 if entry is not None:
                     self.result.entries.append(entry)
+        self.alias = None
         return self.result
+
+    def claude_event(self, key: str) -> str | None:
+        """Our event for a Claude Code event name (``key`` itself when it is none);
+        None, after a warning, for a Claude Code event Hermes does not have."""
+        from hermes_hooks.adapters import claude_code
+
+        event, problem = claude_code.event_for_key(key)
+        if problem is not None:
+            self.warn(key, None, problem)
+        return event
+
+    def context(self) -> ClaudeContext:
+        """The tables the claude-code entries share, read once from the config."""
+        from hermes_hooks.adapters import claude_code
+
+        if self.result.claude is None:
+            tools = claude_code.tool_table(
+                self.config, lambda message: self.warn(claude_code.TOOLS_KEY, None, message)
+            )
+            self.result.claude = claude_code.ClaudeContext(tools)
+        return self.result.claude
 
     # -- one entry ---------------------------------------------------------------------
 
-    def entry(self, event: str, index: int, raw: Any) -> ShellEntry | None:
+    def entry(
+        self, event: str, index: int, raw: Any, declared: str | None = None, rank: int = 0
+    ) -> ShellEntry | None:
         if not isinstance(raw, Mapping):
             self.warn(
                 event,
                 index,
                 f"must be a mapping with a 'command' key, got {type(raw).__name__}; skipped",
             )
+            return None
+        dialect = self.dialect(event, index, raw.get("dialect"), declared)
+        if dialect is None:
             return None
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
@@ -296,7 +361,12 @@ class _Reader:
         if not argv or not argv[0]:
             self.warn(event, index, f"command {command!r} names no program; skipped")
             return None
-        matcher, pattern = self.matcher(event, index, raw.get("matcher"))
+        claude = None
+        if dialect == "claude-code":
+            matcher, claude = self.claude_matcher(event, index, raw.get("matcher"), declared)
+            pattern = None
+        else:
+            matcher, pattern = self.matcher(event, index, raw.get("matcher"))
         return ShellEntry(
             event=event,
             index=index,
@@ -306,6 +376,29 @@ class _Reader:
             timeout=self.timeout(event, index, raw.get("timeout")),
             fail_closed=self.fail_closed(event, index, raw),
             pattern=pattern,
+            dialect=dialect,
+            claude=claude,
+            declared=declared,
+            rank=rank,
+        )
+
+    def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
+        """``hermes`` or ``claude-code``; None (after warning) to skip the entry."""
+        from hermes_hooks.adapters import claude_code
+
+        name, problem = claude_code.read_dialect(event, value, declared)
+        if problem is not None:
+            self.warn(event, index, problem)
+        return name
+
+    def claude_matcher(
+        self, event: str, index: int, value: Any, declared: str | None
+    ) -> tuple[str | None, ClaudeSpec]:
+        """The Claude Code side of a claude-code entry (matcher, event, tables)."""
+        from hermes_hooks.adapters import claude_code
+
+        return claude_code.read_spec(
+            event, value, declared, self.context(), lambda message: self.warn(event, index, message)
         )
 
     def matcher(
@@ -429,7 +522,7 @@ def parse_hooks(
     the event and the index; DEBUG when ``quiet``), skipped, and recorded in
     ``problems``.
     """
-    return _Reader(source, quiet).read(config.get("hooks"))
+    return _Reader(source, quiet, config).read(config.get("hooks"))
 
 
 def auto_accept_configured(config: Mapping[str, Any]) -> bool:

@@ -48,8 +48,11 @@ def approve_hint(event: str, command: str) -> str:
 
 
 def describe_entry(entry: ShellEntry) -> str:
-    """``matcher='x' timeout=5s fail_closed``: the settings of one entry."""
+    """``matcher='x' timeout=5s fail_closed``: the settings of one entry (with
+    ``dialect=claude-code (PreToolUse)`` for a Claude Code entry)."""
     parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
+    if entry.claude is not None:
+        parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
     parts.append(f"timeout={entry.timeout}s")
     if entry.fail_closed:
         parts.append("fail_closed")
@@ -287,6 +290,8 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
     parsed = json.dumps(outcome.directive, ensure_ascii=False) if outcome.directive else "none"
     level: DriftLevel = "ok" if result.returncode in (0, 2) else "warn"
     what = "empty stdout (observer-only)" if not text else "valid JSON"
+    if text and not text.startswith("{"):
+        what = "plain text"  # a claude-code hook's context (JSON otherwise)
     return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
 
 

@@ -1,0 +1,868 @@
+"""The Claude Code dialect of shell hooks: ``dialect: claude-code`` on a ``hooks:`` entry.
+
+A script written for Claude Code's hooks runs here unchanged.  This module is the whole
+translation, as data plus small functions; the shell adapter calls it at four seams
+(reading an entry, deciding whether it fires, running it, handing the answer to the
+dispatcher) and otherwise treats the entry like any other shell hook (consent,
+timeouts, process groups, ``fail_closed``).
+
+* **Events** (:data:`EVENTS`): ``PreToolUse`` is ``pre_tool_call`` and so on; an entry
+  may be declared under either name.  Under our name an entry means the first Claude
+  event listed for it (``post_tool_call`` is ``PostToolUse``).
+* **Tools** (:class:`ToolTable`): Claude's tool names and field names (``Bash``,
+  ``file_path``) and ours (``terminal``, ``path``), both ways, extendable with the
+  top-level ``hooks_claude_tools:`` key of ``config.yaml``.
+* **Input** (:func:`input_document`): the stdin JSON Claude Code sends, plus
+  ``CLAUDE_PROJECT_DIR`` in the environment.
+* **Output** (:func:`interpret`): Claude's exit codes, plain-text context and JSON
+  fields, turned into the canonical directives of ``_select``.
+* **Matchers** (:func:`compile_matcher`): Claude's rules (``*``; exact names or lists;
+  otherwise an unanchored regular expression), applied to Claude's tool name.
+
+What Hermes cannot honour (a ``PostToolUse`` ``decision: block``, a prompt rejected by
+``UserPromptSubmit``) is never dropped silently: it logs one WARNING per hook and shows
+in ``hermes-hooks test``.  ``docs/claude-code-porting.md`` has the tables and cites the
+Claude Code behaviour each rule mirrors.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks._callback import Group
+from hermes_hooks._log import warn_once
+from hermes_hooks.adapters.shell_output import DEFAULT_BLOCK_MESSAGE, STDERR_MESSAGE_LIMIT, Outcome
+from hermes_hooks.adapters.shell_run import STREAM_CAP, RunResult, run_command
+from hermes_hooks.envelope import dumps, jsonable
+from hermes_hooks.errors import PluginLoadError
+
+if TYPE_CHECKING:
+    from hermes_hooks._manager import HookManager
+    from hermes_hooks.adapters.shell_config import ShellEntry
+
+__all__ = [
+    "DEFAULT_CONTINUE_MESSAGE",
+    "DEFAULT_TOOLS",
+    "DIALECT",
+    "DIALECTS",
+    "EVENTS",
+    "HERMES_DIALECT",
+    "TOOLS_KEY",
+    "UNMAPPED_EVENTS",
+    "ClaudeContext",
+    "ClaudeEvent",
+    "ClaudeSpec",
+    "Matcher",
+    "SessionContexts",
+    "ToolMap",
+    "ToolTable",
+    "claude_event",
+    "compile_matcher",
+    "default_claude_event",
+    "deliver",
+    "event_for_key",
+    "input_document",
+    "interpret",
+    "normalise_dialect",
+    "read_dialect",
+    "read_spec",
+    "register_session_context",
+    "run",
+    "tool_table",
+]
+
+log = logging.getLogger("hermes_hooks.shell")
+
+DIALECT = "claude-code"
+HERMES_DIALECT = "hermes"
+DIALECTS = (HERMES_DIALECT, DIALECT)
+#: The top-level ``config.yaml`` key that extends the tool table.
+TOOLS_KEY = "hooks_claude_tools"
+#: The message of a Stop hook that keeps the turn going without saying why.
+DEFAULT_CONTINUE_MESSAGE = "A Stop hook asked to keep going."
+#: Claude Code sends this as ``permission_mode``; Hermes asks for approval as usual.
+PERMISSION_MODE = "default"
+_UNPARSEABLE = "unparseable stdout (starts with '{' but is not a JSON object)"
+
+
+# -- events ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaudeEvent:
+    """One Claude Code event and the Hermes event it runs on."""
+
+    name: str  # Claude's spelling, e.g. "PreToolUse"
+    event: str  # ours, e.g. "pre_tool_call"
+    #: What Claude's matcher filters on this event: "tool", "source", "reason",
+    #: "agent_type"; None where Claude ignores the matcher.
+    subject: str | None
+    #: post_tool_call only: the ``status`` values the Claude event fires on.
+    statuses: frozenset[str] | None = None
+
+
+#: Claude Code event ↔ ours.  Under our name an entry is the first row naming it.
+EVENTS: tuple[ClaudeEvent, ...] = (
+    ClaudeEvent("PreToolUse", "pre_tool_call", "tool"),
+    ClaudeEvent("PostToolUse", "post_tool_call", "tool", frozenset({"ok"})),
+    ClaudeEvent("PostToolUseFailure", "post_tool_call", "tool", frozenset({"error"})),
+    ClaudeEvent("UserPromptSubmit", "pre_llm_call", None),
+    ClaudeEvent("Stop", "pre_verify", None),
+    ClaudeEvent("SubagentStart", "subagent_start", "agent_type"),
+    ClaudeEvent("SubagentStop", "subagent_stop", "agent_type"),
+    ClaudeEvent("SessionStart", "on_session_start", "source"),
+    ClaudeEvent("SessionEnd", "on_session_finalize", "reason"),
+)
+_BY_NAME = {e.name: e for e in EVENTS}
+_FOR_EVENT: dict[str, ClaudeEvent] = {}
+for _row in EVENTS:
+    _FOR_EVENT.setdefault(_row.event, _row)
+
+_NO_EVENT = "Hermes has no event at that point"
+#: Claude Code events with no Hermes equivalent, and why.
+UNMAPPED_EVENTS: dict[str, str] = {
+    "PermissionRequest": (
+        "it fires when Claude Code shows a permission dialog; Hermes' approval gate has no "
+        "such hook — decide in PreToolUse (pre_tool_call) with permissionDecision instead"
+    ),
+    "PermissionDenied": _NO_EVENT,
+    "Notification": "Hermes has no notification event",
+    "PreCompact": "Hermes has no context-compaction event",
+    "PostCompact": "Hermes has no context-compaction event",
+    "Setup": _NO_EVENT,
+    "StopFailure": _NO_EVENT,
+    "TeammateIdle": "Hermes has no agent teams",
+    "TaskCreated": _NO_EVENT,
+    "TaskCompleted": _NO_EVENT,
+    "ConfigChange": _NO_EVENT,
+    "CwdChanged": _NO_EVENT,
+    "FileChanged": _NO_EVENT,
+    "InstructionsLoaded": _NO_EVENT,
+    "WorktreeCreate": _NO_EVENT,
+    "WorktreeRemove": _NO_EVENT,
+    "Elicitation": _NO_EVENT,
+    "ElicitationResult": _NO_EVENT,
+}
+
+#: on_session_finalize ``reason`` → Claude's SessionEnd ``reason``.
+_END_REASONS = {"new_session": "clear"}
+
+
+def claude_event(name: str) -> ClaudeEvent | None:
+    """The Claude Code event called ``name`` (Claude's spelling), if we map it."""
+    return _BY_NAME.get(name)
+
+
+def default_claude_event(event: str) -> ClaudeEvent | None:
+    """The Claude event an entry declared under our ``event`` name stands for."""
+    return _FOR_EVENT.get(event)
+
+
+def normalise_dialect(value: str) -> str:
+    """``value`` as a dialect name: trimmed, lower-case, ``_`` read as ``-``."""
+    return value.strip().lower().replace("_", "-")
+
+
+# -- tools -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolMap:
+    """One row of the tool table: a Claude Code tool, ours, and renamed fields.
+
+    ``fields`` maps a Claude field to ours; a field not listed keeps its name.  Our
+    field may end in ``[0]`` (``urls[0]``): we hold a list where Claude holds its first
+    item.
+    """
+
+    claude: str
+    tool: str
+    fields: Mapping[str, str] = field(default_factory=dict)
+
+
+#: The built-in table.  For ours → Claude the first row naming our tool wins
+#: (``patch`` shows as ``Edit``).
+DEFAULT_TOOLS: tuple[ToolMap, ...] = (
+    ToolMap("Bash", "terminal"),
+    ToolMap("Read", "read_file", {"file_path": "path"}),
+    ToolMap("Write", "write_file", {"file_path": "path"}),
+    ToolMap("Edit", "patch", {"file_path": "path"}),
+    ToolMap("MultiEdit", "patch", {"file_path": "path"}),
+    ToolMap("WebSearch", "web_search"),
+    ToolMap("WebFetch", "web_extract", {"url": "urls[0]"}),
+    ToolMap("Task", "delegate_task", {"prompt": "goal"}),
+)
+#: Claude fields that hold absolute paths in Claude Code; relative ones are made
+#: absolute against ``cwd`` on the way in.
+_ABSOLUTE_FIELDS = frozenset({"file_path", "notebook_path"})
+_OUR_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[0\])?")
+
+
+class _Fields:
+    """The field renames of one tool, both ways: name -> (other name, first item?)."""
+
+    __slots__ = ("to_claude", "to_ours")
+
+    def __init__(self, fields: Mapping[str, str]) -> None:
+        self.to_ours: dict[str, tuple[str, bool]] = {}
+        self.to_claude: dict[str, tuple[str, bool]] = {}
+        for claude, ours in fields.items():
+            first = ours.endswith("[0]")
+            name = ours[:-3] if first else ours
+            self.to_ours[claude] = (name, first)
+            self.to_claude.setdefault(name, (claude, first))
+
+
+class ToolTable:
+    """Claude Code tool names and fields ↔ ours (built once per load)."""
+
+    __slots__ = ("_claude_names", "_fields", "rows")
+
+    def __init__(self, rows: Iterable[ToolMap]) -> None:
+        self.rows = tuple(rows)
+        self._claude_names: dict[str, str] = {}
+        self._fields: dict[str, _Fields] = {}
+        for row in self.rows:
+            if row.tool not in self._claude_names:
+                self._claude_names[row.tool] = row.claude
+                self._fields[row.tool] = _Fields(row.fields)
+
+    def claude_name(self, tool: str) -> str:
+        """Claude's name of our ``tool`` (itself when the table does not list it)."""
+        return self._claude_names.get(tool, tool)
+
+    def to_claude(self, tool: str, args: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+        """Our ``args`` of ``tool`` with Claude's field names (Claude's ``tool_input``)."""
+        fields = self._fields.get(tool)
+        result: dict[str, Any] = {}
+        for key, value in args.items():
+            name, first = fields.to_claude.get(key, (key, False)) if fields else (key, False)
+            if first and isinstance(value, list):
+                if not value:
+                    continue
+                value = value[0]
+            if name in _ABSOLUTE_FIELDS and isinstance(value, str) and value and cwd:
+                value = os.path.join(cwd, value)  # an absolute value stays as it is
+            result[name] = jsonable(value)
+        return result
+
+    def from_claude(self, tool: str, updated: Mapping[str, Any]) -> dict[str, Any]:
+        """Claude's ``updatedInput`` for our ``tool``, with our field names."""
+        fields = self._fields.get(tool)
+        result: dict[str, Any] = {}
+        for key, value in updated.items():
+            name, first = fields.to_ours.get(key, (key, False)) if fields else (key, False)
+            result[name] = [value] if first else value
+        return result
+
+
+def tool_table(config: Mapping[str, Any], warn: Callable[[str], None]) -> ToolTable:
+    """The built-in table extended (or trimmed) by ``hooks_claude_tools:``.
+
+    Each key is a Claude Code tool name; the value is our tool name, or a mapping
+    ``{tool: <ours>, fields: {<claude field>: <ours>}}``, or null to drop a built-in
+    row.  Your rows come first.  Bad rows are skipped with a warning through ``warn``.
+    """
+    raw = config.get(TOOLS_KEY)
+    builtin = {row.claude: row for row in DEFAULT_TOOLS}
+    if raw is None:
+        return ToolTable(DEFAULT_TOOLS)
+    if not isinstance(raw, Mapping):
+        warn(
+            f"must be a mapping of Claude Code tool names to our tool names, got "
+            f"{type(raw).__name__}; ignored (the built-in table applies). Fix: e.g. "
+            f"'{TOOLS_KEY}: {{NotebookEdit: notebook_edit}}'"
+        )
+        return ToolTable(DEFAULT_TOOLS)
+    rows: list[ToolMap] = []
+    for key, value in raw.items():
+        name = str(key).strip()
+        builtin.pop(name, None)
+        if value is None:
+            continue  # null removes a built-in row
+        row = _tool_row(name, value, warn)
+        if row is not None:
+            rows.append(row)
+    return ToolTable([*rows, *builtin.values()])
+
+
+def _tool_row(name: str, value: Any, warn: Callable[[str], None]) -> ToolMap | None:
+    where = f"{TOOLS_KEY}.{name}"
+    if isinstance(value, str):
+        value = {"tool": value}
+    if not isinstance(value, Mapping):
+        warn(f"{where}: must be our tool name or {{tool: ..., fields: {{...}}}}; skipped")
+        return None
+    tool = value.get("tool")
+    if not isinstance(tool, str) or not tool.strip():
+        warn(f"{where}: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'")
+        return None
+    fields = value.get("fields") or {}
+    if not isinstance(fields, Mapping):
+        warn(f"{where}.fields: must map Claude field names to ours; skipped")
+        return None
+    renames: dict[str, str] = {}
+    for claude, ours in fields.items():
+        if not isinstance(ours, str) or not _OUR_FIELD.fullmatch(ours.strip()):
+            warn(
+                f"{where}.fields.{claude}: {ours!r} is not a field name (letters, digits, "
+                f"'_', optionally ending in '[0]'); this rename is skipped"
+            )
+            continue
+        renames[str(claude).strip()] = ours.strip()
+    return ToolMap(name, tool.strip(), renames)
+
+
+# -- matchers ------------------------------------------------------------------------------
+
+#: Claude's rule: only these characters make an exact name or a list of names.
+_NAME_LIST = re.compile(r"[A-Za-z0-9_\- ,|]+")
+_SEPARATORS = re.compile(r"[,|]")
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """A compiled Claude Code matcher (never "match everything": that is None)."""
+
+    text: str
+    names: frozenset[str] | None = None  # exact names
+    pattern: re.Pattern[str] | None = None  # an unanchored regular expression
+
+    def __call__(self, value: Any) -> bool:
+        """Whether ``value`` (a tool name, a session source, ...) matches."""
+        if not isinstance(value, str):
+            return False
+        if self.pattern is not None:
+            return self.pattern.search(value) is not None
+        return self.names is not None and value in self.names
+
+
+def compile_matcher(value: str, warn: Callable[[str], None]) -> Matcher | None:
+    """Claude's matcher rules: ``*`` or blank match everything (None); letters, digits,
+    ``_``, ``-``, spaces, ``,`` and ``|`` only are an exact name or a list of names;
+    anything else is a regular expression searched anywhere in the name.  A regular
+    expression Python cannot compile warns and is compared literally."""
+    text = value.strip()
+    if text in ("", "*"):
+        return None
+    if _NAME_LIST.fullmatch(text):
+        names = frozenset(n.strip() for n in _SEPARATORS.split(text) if n.strip())
+        return Matcher(text, names=names) if names else None
+    try:
+        return Matcher(text, pattern=re.compile(text))
+    except re.error as exc:
+        warn(
+            f"matcher {text!r} is not a regular expression Python understands ({exc}); the "
+            "name must equal it literally"
+        )
+        return Matcher(text, names=frozenset({text}))
+
+
+# -- per load and per entry ----------------------------------------------------------------
+
+
+class SessionContexts:
+    """SessionStart context waiting for the session's first ``pre_llm_call``.
+
+    Claude Code adds a SessionStart hook's output to the context; Hermes'
+    ``on_session_start`` only observes, but fires before the first ``pre_llm_call``
+    of the session (D-40), so the text is kept here and handed over there.  At most
+    :attr:`LIMIT` sessions wait; the oldest is dropped first.
+    """
+
+    LIMIT = 64
+    __slots__ = ("_lock", "_pending")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: OrderedDict[str, list[str]] = OrderedDict()
+
+    def put(self, session_id: str, text: str) -> None:
+        """Keep ``text`` for ``session_id``'s next ``pre_llm_call``."""
+        with self._lock:
+            self._pending.setdefault(session_id, []).append(text)
+            self._pending.move_to_end(session_id)
+            while len(self._pending) > self.LIMIT:
+                dropped, _ = self._pending.popitem(last=False)
+                log.debug("SessionStart context of session %r dropped (no prompt came)", dropped)
+
+    def take(self, session_id: str) -> str | None:
+        """The waiting text of ``session_id`` (joined by a blank line), once."""
+        with self._lock:
+            pieces = self._pending.pop(session_id, None)
+        return "\n\n".join(pieces) if pieces else None
+
+    def __call__(self, session_id: Any = None, **_: Any) -> dict[str, Any] | None:
+        """The ``pre_llm_call`` callback: this session's waiting context, if any."""
+        text = self.take(session_id if isinstance(session_id, str) else "")
+        return {"context": text} if text else None
+
+    def __repr__(self) -> str:
+        return f"<SessionContexts waiting={len(self._pending)}>"
+
+
+@dataclass(eq=False)
+class ClaudeContext:
+    """What the Claude Code entries of one ``hooks:`` block share."""
+
+    tools: ToolTable
+    sessions: SessionContexts = field(default_factory=SessionContexts)
+
+
+@dataclass(frozen=True, eq=False)
+class ClaudeSpec:
+    """The Claude Code side of one entry: its event, its matcher, the shared tables."""
+
+    event: ClaudeEvent
+    matcher: Matcher | None
+    context: ClaudeContext = field(repr=False)
+
+    def matches_tool(self, tool_name: Any) -> bool:
+        """Whether the matcher accepts our tool ``tool_name`` (always, off tool events)."""
+        if self.matcher is None or self.event.subject != "tool":
+            return True
+        if not isinstance(tool_name, str):
+            return False
+        return self.matcher(self.context.tools.claude_name(tool_name))
+
+    def fires(self, payload: Mapping[str, Any]) -> bool:
+        """Whether Claude Code would run the hook for this firing of our event."""
+        statuses = self.event.statuses
+        if statuses is not None and payload.get("status") not in statuses:
+            return False
+        if self.matcher is None:
+            return True
+        return self.matcher(self.subject(payload))
+
+    def subject(self, payload: Mapping[str, Any]) -> Any:
+        """The value Claude's matcher is applied to on this event."""
+        kind = self.event.subject
+        if kind == "tool":
+            tool = payload.get("tool_name")
+            return self.context.tools.claude_name(tool) if isinstance(tool, str) else None
+        if kind == "source":
+            return "startup"  # on_session_start fires for new sessions only
+        if kind == "reason":
+            return _END_REASONS.get(str(payload.get("reason")), "other")
+        if kind == "agent_type":
+            return _text_or(payload.get("child_role"), "")
+        return None
+
+
+def _text_or(value: Any, default: str) -> str:
+    return value if isinstance(value, str) else default
+
+
+# -- reading an entry (the seam in shell_config) -------------------------------------------
+
+
+def event_for_key(key: str) -> tuple[str | None, str | None]:
+    """(our event, None) for a Claude Code event name; (``key``, None) for a name that
+    is no Claude Code event; (None, why) for a Claude Code event Hermes does not have."""
+    found = _BY_NAME.get(key)
+    if found is not None:
+        return found.event, None
+    reason = UNMAPPED_EVENTS.get(key)
+    if reason is not None:
+        return None, (
+            f"'{key}' is a Claude Code event with no Hermes equivalent ({reason}); its "
+            "entries are skipped"
+        )
+    return key, None
+
+
+def read_dialect(event: str, value: Any, declared: str | None) -> tuple[str | None, str | None]:
+    """(dialect, None), or (None, why the entry is skipped).  The default is
+    ``hermes``, except under a Claude Code event name, which implies ``claude-code``."""
+    if value is None:
+        return (DIALECT if declared else HERMES_DIALECT), None
+    name = normalise_dialect(value) if isinstance(value, str) else None
+    if name not in DIALECTS:
+        # Skipped rather than run as hermes: a gate read in the wrong dialect fails open.
+        return None, (
+            f"dialect {value!r} is not known (valid: hermes, claude-code); skipped. "
+            "Fix: 'dialect: claude-code'."
+        )
+    if name == DIALECT and not declared and event not in _FOR_EVENT:
+        mapped = ", ".join(sorted(_FOR_EVENT))
+        return None, (
+            f"dialect claude-code is not available on {event}: Claude Code has no "
+            f"equivalent event (it is on {mapped}); skipped"
+        )
+    return name, None
+
+
+def read_spec(
+    event: str,
+    value: Any,
+    declared: str | None,
+    context: ClaudeContext,
+    warn: Callable[[str], None],
+) -> tuple[str | None, ClaudeSpec]:
+    """(the matcher as written, the entry's :class:`ClaudeSpec`)."""
+    spec_event = (_BY_NAME.get(declared) if declared else None) or _FOR_EVENT[event]
+    if value is None or spec_event.subject is None:
+        # Claude Code ignores a matcher on UserPromptSubmit and Stop, silently.
+        return None, ClaudeSpec(spec_event, None, context)
+    if not isinstance(value, str):
+        warn(
+            f"matcher must be a string, got {type(value).__name__}; ignored, so the hook "
+            f"fires on every {spec_event.name}"
+        )
+        return None, ClaudeSpec(spec_event, None, context)
+    return value.strip() or None, ClaudeSpec(spec_event, compile_matcher(value, warn), context)
+
+
+# -- input ----------------------------------------------------------------------------------
+
+
+def _cwd() -> str:
+    try:
+        return os.getcwd()
+    except OSError:
+        return ""
+
+
+def _tool_response(result: Any) -> Any:
+    """Our ``result`` (usually JSON text) as Claude's ``tool_response``: the decoded
+    object when it is JSON, else the text."""
+    if isinstance(result, str):
+        try:
+            decoded = json.loads(result)
+        except ValueError:
+            return result
+        if isinstance(decoded, (dict, list)):
+            return decoded
+    return jsonable(result)
+
+
+def input_document(spec: ClaudeSpec, payload: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """The JSON a Claude Code hook of ``spec`` reads on stdin for this firing."""
+    name = spec.event.name
+    session = payload.get("session_id")
+    if not isinstance(session, str):
+        session = payload.get("parent_session_id")
+    doc: dict[str, Any] = {"session_id": session if isinstance(session, str) else ""}
+    transcript = payload.get("transcript_path")
+    if isinstance(transcript, str):
+        doc["transcript_path"] = transcript
+    doc["cwd"] = cwd
+    doc["permission_mode"] = PERMISSION_MODE
+    doc["hook_event_name"] = name
+    if spec.event.subject == "tool":
+        tools = spec.context.tools
+        tool = payload.get("tool_name")
+        args = payload.get("args")
+        our_tool = tool if isinstance(tool, str) else ""
+        doc["tool_name"] = tools.claude_name(our_tool)
+        if not isinstance(args, Mapping):
+            args = {}
+        doc["tool_input"] = tools.to_claude(our_tool, args, cwd)
+        if name == "PostToolUse":
+            doc["tool_response"] = _tool_response(payload.get("result"))
+        doc["tool_use_id"] = _text_or(payload.get("tool_call_id"), "")
+        if name == "PostToolUseFailure":
+            doc["error"] = _text_or(payload.get("error_message"), "")
+            doc["is_interrupt"] = False
+    elif name == "UserPromptSubmit":
+        doc["prompt"] = _text_or(payload.get("user_message"), "")
+    elif name == "Stop":
+        attempt = payload.get("attempt")
+        # D-35: attempt counts the nudges already applied in this turn.
+        doc["stop_hook_active"] = isinstance(attempt, int) and attempt > 0
+        doc["last_assistant_message"] = _text_or(payload.get("final_response"), "")
+    elif name == "SubagentStop":
+        doc["stop_hook_active"] = False
+        doc["agent_id"] = _text_or(payload.get("child_session_id"), "")
+        doc["agent_type"] = spec.subject(payload)
+        doc["last_assistant_message"] = _text_or(payload.get("child_summary"), "")
+    elif name == "SubagentStart":
+        agent = payload.get("child_subagent_id")
+        doc["agent_id"] = _text_or(agent, _text_or(payload.get("child_session_id"), ""))
+        doc["agent_type"] = spec.subject(payload)
+    elif name == "SessionStart":
+        doc["source"] = spec.subject(payload)
+        doc["model"] = _text_or(payload.get("model"), "")
+    elif name == "SessionEnd":
+        doc["reason"] = spec.subject(payload)
+    return doc
+
+
+def _environment(cwd: str) -> dict[str, str] | None:
+    """The hook's environment: ours, plus ``CLAUDE_PROJECT_DIR`` (kept if already set)."""
+    if "CLAUDE_PROJECT_DIR" in os.environ or not cwd:
+        return None
+    return {**os.environ, "CLAUDE_PROJECT_DIR": cwd}
+
+
+def run(entry: ShellEntry, payload: Mapping[str, Any]) -> Outcome:
+    """Spawn ``entry`` 's command with Claude Code's stdin and interpret the result."""
+    assert entry.claude is not None
+    cwd = _cwd()
+    stdin = dumps(input_document(entry.claude, payload, cwd))
+    result = run_command(entry.argv, stdin, entry.timeout, env=_environment(cwd))
+    return interpret(entry, result, payload.get("tool_name"))
+
+
+def deliver(entry: ShellEntry, payload: Mapping[str, Any], outcome: Outcome) -> Any:
+    """What the dispatcher receives for this firing.  SessionStart context waits for
+    the session's first ``pre_llm_call`` instead (:class:`SessionContexts`)."""
+    directive = outcome.directive
+    if entry.event == "on_session_start" and entry.claude is not None:
+        text = str(directive["context"]) if directive is not None else ""
+        if text.strip():  # D-32: blank context counts for nothing
+            session = payload.get("session_id")
+            entry.claude.context.sessions.put(_text_or(session, ""), text)
+        return None
+    return directive
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def _word(value: Any) -> str:
+    return value.strip().lower() if isinstance(value, str) else ""
+
+
+def _text(*values: Any) -> str | None:
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def _stderr(result: RunResult) -> str:
+    return result.stderr.decode("utf-8", errors="replace").strip()
+
+
+def _block(message: str | None) -> dict[str, Any]:
+    return {"action": "block", "message": message or DEFAULT_BLOCK_MESSAGE}
+
+
+def _continue(message: str | None) -> dict[str, Any]:
+    return {"action": "continue", "message": message or DEFAULT_CONTINUE_MESSAGE}
+
+
+class _Reading:
+    """One finished run being interpreted: the entry, the result, what went wrong."""
+
+    __slots__ = ("entry", "problem", "result", "tool")
+
+    def __init__(self, entry: ShellEntry, result: RunResult, tool: str) -> None:
+        self.entry = entry
+        self.result = result
+        self.tool = tool  # our name of the tool the call is for ("" off tool events)
+        self.problem: str | None = None
+
+    @property
+    def claude_name(self) -> str:
+        assert self.entry.claude is not None
+        return self.entry.claude.event.name
+
+    def warn(self, problem: str) -> None:
+        """A failure: one WARNING per hook and reason, with stderr."""
+        entry = self.entry
+        self.problem = problem
+        stderr = _stderr(self.result)
+        warn_once(
+            log,
+            ("shell", entry.event, entry.index, entry.command, problem),
+            "shell hook %s (%s): %s%s",
+            entry.where,
+            entry.command,
+            problem,
+            f"; stderr: {stderr[:STDERR_MESSAGE_LIMIT]}" if stderr else "",
+        )
+
+    def unhonoured(self, what: str) -> None:
+        """An answer Claude Code acts on but Hermes cannot, on this event."""
+        entry = self.entry
+        self.problem = f"{what} is not honoured: Hermes cannot do that on {entry.event}; ignored"
+        warn_once(
+            log,
+            ("claude-unhonoured", entry.where, entry.command, what),
+            "shell hook %s (%s, %s): %s",
+            entry.where,
+            entry.command,
+            self.claude_name,
+            self.problem,
+        )
+
+    def closed(self, reason: str) -> dict[str, Any]:
+        return {"action": "block", "message": f"hook {self.entry.command} failed closed: {reason}"}
+
+
+def interpret(entry: ShellEntry, result: RunResult, tool_name: Any = None) -> Outcome:
+    """Read one finished run of a Claude Code hook the way Claude Code would.
+
+    ``tool_name`` (ours) is the tool of the call, for translating ``updatedInput``.
+
+    Exit 0: JSON when the first non-blank character is ``{``, otherwise plain text
+    (context on UserPromptSubmit and SessionStart).  Exit 2: a block where Claude
+    blocks, stderr the reason, stdout ignored.  Any other exit: a warning, no effect
+    (``fail_closed`` blocks, as for every shell hook).
+    """
+    reading = _Reading(entry, result, tool_name if isinstance(tool_name, str) else "")
+    fail_closed = entry.fail_closed and entry.event == "pre_tool_call"
+
+    def finish(directive: dict[str, Any] | None, unparseable: bool = False) -> Outcome:
+        return Outcome(result, directive, reading.problem, unparseable)
+
+    if result.error is not None or result.timed_out:
+        reason = result.error or f"timed out after {entry.timeout}s"
+        reading.warn(reason if result.error else f"{reason} (process group killed)")
+        return finish(reading.closed(reason) if fail_closed else None)
+    code = result.returncode
+    if code == 2:
+        return finish(_exit_two(reading))
+    if code != 0:
+        signal = result.signal
+        problem = f"killed by signal {signal}" if signal is not None else f"exit code {code}"
+        reading.warn(problem)  # Claude Code: a non-blocking error; stdout is not read
+        return finish(reading.closed(problem) if fail_closed else None)
+    try:
+        text = "" if result.stdout_truncated else result.stdout.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        text = None
+    if text is None or result.stdout_truncated:
+        problem = "stdout is not UTF-8 text"
+        if result.stdout_truncated:
+            problem = f"stdout exceeded {STREAM_CAP} bytes"
+        reading.warn(problem)
+        return finish(reading.closed(problem) if fail_closed else None, True)
+    if not text:
+        return finish(None)
+    if text[0] != "{":
+        return finish(_plain_text(reading, text))
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict):
+        reading.warn(_UNPARSEABLE)
+        return finish(reading.closed(_UNPARSEABLE) if fail_closed else None, True)
+    return finish(_from_json(reading, doc))
+
+
+def _exit_two(reading: _Reading) -> dict[str, Any] | None:
+    """Exit 2: a blocking error, stderr the reason, stdout ignored (Claude's table)."""
+    entry = reading.entry
+    reason = _stderr(reading.result)[:STDERR_MESSAGE_LIMIT].strip() or None
+    if entry.event == "pre_tool_call":
+        directive = _block(reason)
+        log.info(
+            "shell hook %s (%s) exited 2 — blocking: %s",
+            entry.where,
+            entry.command,
+            directive["message"],
+        )
+        return directive
+    if entry.event == "pre_verify":
+        return _continue(reason)
+    if entry.event in ("pre_llm_call", "post_tool_call", "subagent_stop"):
+        reading.unhonoured("exit code 2")
+        return None
+    # SessionStart, SessionEnd, SubagentStart: Claude shows stderr to the user only.
+    reading.warn("exit code 2 (Claude Code shows stderr to the user and carries on)")
+    return None
+
+
+def _plain_text(reading: _Reading, text: str) -> dict[str, Any] | None:
+    """Exit 0 with stdout that is not JSON: context where Claude adds it, else nothing."""
+    if reading.entry.event in ("pre_llm_call", "on_session_start"):
+        return {"context": text}
+    return None  # Claude Code shows it in verbose mode only
+
+
+def _from_json(reading: _Reading, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON answer of a hook that exited 0, read as Claude Code reads it."""
+    entry = reading.entry
+    event = entry.event
+    specific = doc.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    notice = _text(doc.get("systemMessage"))
+    if notice is not None:
+        log.info("shell hook %s (%s) says: %s", entry.where, entry.command, notice)
+    if doc.get("continue") is False:
+        # "Takes precedence over any event-specific decision fields."
+        if event == "pre_tool_call":
+            return _block(_text(doc.get("stopReason")))
+        if event != "pre_verify":  # on Stop it means: let the turn end
+            reading.unhonoured("continue: false")
+        return None
+    decision = _word(doc.get("decision"))
+    context = specific.get("additionalContext")
+    if event == "pre_tool_call":
+        return _tool_decision(reading, doc, specific, decision)
+    if event == "pre_verify":
+        return _continue(_text(doc.get("reason"))) if decision == "block" else None
+    if event in ("pre_llm_call", "on_session_start"):
+        if decision == "block":
+            reading.unhonoured("decision: block")
+            return None
+        return {"context": context} if context is not None else None
+    if decision == "block":
+        reading.unhonoured("decision: block")
+    elif context is not None:
+        reading.unhonoured("additionalContext")
+    return None
+
+
+def _tool_decision(
+    reading: _Reading, doc: dict[str, Any], specific: dict[str, Any], decision: str
+) -> dict[str, Any] | None:
+    """PreToolUse: permissionDecision (and the deprecated top-level decision)."""
+    entry = reading.entry
+    permission = _word(specific.get("permissionDecision"))
+    reason = _text(specific.get("permissionDecisionReason"))
+    legacy = _text(doc.get("reason"))
+    updated = specific.get("updatedInput")
+    # A block anywhere in the answer wins, as for every shell hook.
+    if permission == "deny":
+        return _block(reason or legacy)
+    if decision in ("block", "deny"):  # deprecated spellings of deny
+        return _block(legacy or reason)
+    if specific.get("additionalContext") is not None:
+        reading.unhonoured("additionalContext")
+    if permission == "ask":
+        if isinstance(updated, dict) and updated:
+            reading.unhonoured("updatedInput together with ask")
+        approve: dict[str, Any] = {"action": "approve"}
+        if reason is not None:
+            approve["message"] = reason
+        return approve
+    if isinstance(updated, dict) and updated:
+        assert entry.claude is not None
+        args = entry.claude.context.tools.from_claude(reading.tool, updated)
+        return {"action": "modify", "args": args}
+    return None  # allow, defer, the deprecated approve, or no decision
+
+
+# -- SessionStart context -----------------------------------------------------------------
+
+
+def register_session_context(manager: HookManager, owner: str, context: ClaudeContext) -> bool:
+    """Register ``context.sessions`` as a ``pre_llm_call`` shell callback of ``owner``,
+    ahead of the ``pre_llm_call`` shell entries; False if the manager refused it."""
+    try:
+        manager.register_callback(
+            "pre_llm_call",
+            context.sessions,
+            owner=owner,
+            group=Group.SHELL,
+            rank=-1,
+            name="claude-code SessionStart context",
+            source="shell",
+        )
+    except PluginLoadError as exc:
+        log.warning("%s", exc)
+        return False
+    return True
