@@ -134,7 +134,9 @@ class ToolDecisionAggregator(Aggregator):
                 return ("none", "modify without a non-empty args dict ignored")
             if self.block is not None:  # modifies stop at the first valid block (D-21)
                 return ("none", "modify after a block discarded")
-            self.args = {**self.args, **args}
+            # "replace": the whole input instead of a shallow merge (Claude Code's
+            # updatedInput); later modifies merge over it as usual.
+            self.args = dict(args) if value.get("replace") is True else {**self.args, **args}
             self.modified = True
             self.current = {**self.original, "args": self.args}
             return ("modify", ", ".join(sorted(map(str, args))))

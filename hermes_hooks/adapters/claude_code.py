@@ -842,7 +842,7 @@ def _tool_decision(
     if isinstance(updated, dict) and updated:
         assert entry.claude is not None
         args = entry.claude.context.tools.from_claude(reading.tool, updated)
-        return {"action": "modify", "args": args}
+        return {"action": "modify", "args": args, "replace": True}
     return None  # allow, defer, the deprecated approve, or no decision
 
 

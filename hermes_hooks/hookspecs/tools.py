@@ -38,8 +38,9 @@ def pre_tool_call(
         ``{"action": "block", "message": str}`` stops the call; the message (non-empty)
         goes back to the model as an error.  ``{"action": "approve", "message"?,
         "rule_key"?, "review"?}`` escalates to the human (or ``"smart"``) approval gate.
-        ``{"action": "modify", "args": dict}`` shallow-merges new arguments.
-        Anything else is ignored.
+        ``{"action": "modify", "args": dict}`` shallow-merges new arguments
+        (with ``"replace": True`` the dict replaces them whole, as Claude Code's
+        ``updatedInput`` does).  Anything else is ignored.
 
     Selection (D-20, D-21): every callback runs, in callback order.  Any valid block
     beats any approve and the first block's message is used; else the first valid

@@ -368,7 +368,7 @@ def test_the_imported_config_passes_doctor_and_decides_like_claude_code(
     # updatedInput replaces the input (our field names).
     assert test("pre_tool_call", "terminal", args={"command": "npm test"})[
         "hooks.pre_tool_call[3]"
-    ] == {"action": "modify", "args": {"command": "pnpm test"}}
+    ] == {"action": "modify", "args": {"command": "pnpm test"}, "replace": True}
     # Edit|MultiEdit|Write: our patch is Claude's Edit; file_path is absolute.
     assert test("pre_tool_call", "patch", args={"path": ".env", "old_string": "a"}) == {
         "hooks.pre_tool_call[4]": {

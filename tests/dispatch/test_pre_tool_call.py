@@ -293,3 +293,14 @@ def test_the_hung_warning_names_the_fix(make_hooks: Any, caplog: Any) -> None:
     hung = [r.getMessage() for r in caplog.records if "plugin is hung" in r.getMessage()]
     assert len(hung) == 1
     assert "abandoned worker(s) still running — the plugin is hung; fix or disable it" in hung[0]
+
+
+def test_a_replacing_modify_drops_fields_it_leaves_out(hooks: Any) -> None:
+    register(hooks, "a", lambda **kw: {"action": "modify", "args": {"extra": 1}})
+    register(
+        hooks, "b",
+        lambda **kw: {"action": "modify", "args": {"command": "ls"}, "replace": True},
+    )  # fmt: skip
+    register(hooks, "c", lambda **kw: {"action": "modify", "args": {"flag": True}})
+    decision = hooks.pre_tool_call(**tool_payload(args={"command": "rm -rf /", "cwd": "/"}))
+    assert decision.args == {"command": "ls", "flag": True}
