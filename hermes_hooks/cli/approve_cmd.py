@@ -30,12 +30,13 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks import consent
     from hermes_hooks._contract import ShellUse
     from hermes_hooks._manager import suggest_hook
+    from hermes_hooks.adapters.claude_code import event_for_key
     from hermes_hooks.adapters.shell_config import parse_hooks
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json
     from hermes_hooks.config import read_config, resolve_home
     from hermes_hooks.hookspecs import CATALOGUE
 
-    event = args.event
+    event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     command = " ".join(args.command).strip()
     contract = CATALOGUE.get(event)
     if contract is None:

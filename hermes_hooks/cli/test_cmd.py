@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     """Fire every matching, allowlisted shell hook of ``args.event`` once."""
     from hermes_hooks import consent
     from hermes_hooks._contract import ShellUse
+    from hermes_hooks.adapters.claude_code import event_for_key
     from hermes_hooks.adapters.shell import ShellHook
     from hermes_hooks.adapters.shell_config import parse_hooks
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.hookspecs import CATALOGUE
     from hermes_hooks.synthetic import synthetic_payload
 
-    event = args.event
+    event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     if event not in CATALOGUE:
         return _unknown_event(args)
     if CATALOGUE[event].shell is ShellUse.REFUSED:

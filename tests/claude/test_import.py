@@ -494,3 +494,22 @@ def test_disable_all_hooks_and_plugin_roots(
         "its feedback to Claude (exit 2, decision: block, additionalContext) is not honoured: "
         "post_tool_call only observes",
     ]
+
+
+def test_approve_and_test_accept_claude_code_event_names(home: Path, capsys: Any) -> None:
+    from hermes_hooks.cli import main
+
+    script = home / "gate.sh"
+    script.write_text('#!/bin/sh\necho \'{"decision": "block", "reason": "no"}\'\n')
+    script.chmod(0o755)
+    (home / "config.yaml").write_text(
+        f"hooks:\n  PreToolUse:\n    - matcher: Bash\n      command: {script}\n",
+        encoding="utf-8",
+    )
+    assert main(["--home", str(home), "approve", "PreToolUse", str(script)]) == 0
+    capsys.readouterr()
+    assert (
+        main(["--home", str(home), "test", "PreToolUse", "--for-tool", "terminal", "--json"]) == 0
+    )
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["event"] == "pre_tool_call"
