@@ -75,6 +75,8 @@ SCRIPT_EXTENSIONS = (
     ".cjs",
     ".ts",
 )
+#: Shells whose ``-c`` argument is inline code rather than a script path.
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 #: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
 MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
 #: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
@@ -126,13 +128,17 @@ def script_for_command(command: str) -> Path | None:
 
     The first argument with a script extension, else the first containing ``/`` or
     starting with ``~``, else the first (``~`` expanded).  A bare program name is looked
-    up on ``PATH`` the way the spawn does.  The path need not exist.
+    up on ``PATH`` the way the spawn does.  The path need not exist.  A shell given
+    inline code (``sh -c '...'``) runs no script file: None, so the code text is never
+    mistaken for a path.
     """
     try:
         parts = split_command(command)
     except ValueError:
         return None
     if not parts:
+        return None
+    if Path(parts[0]).name in _SHELLS and "-c" in parts[1:]:
         return None
     chosen = next((p for p in parts if p.lower().endswith(SCRIPT_EXTENSIONS)), None)
     if chosen is None:

@@ -358,3 +358,13 @@ def test_bad_entries_do_not_stop_good_ones_from_registering(home: Path, load) ->
         "hooks.pre_tool_call[0]",
         "hooks.pre_tool_call[1]",
     ]
+
+
+def test_inline_shell_code_is_not_taken_for_a_script() -> None:
+    from hermes_hooks.adapters.shell_config import script_for_command
+
+    assert script_for_command("bash -c 'cd /srv && ./check.sh'") is None
+    assert script_for_command("/bin/sh -c 'exit 0'") is None
+    assert str(script_for_command("bash ~/.hermes/agent-hooks/x.sh")).endswith(
+        ".hermes/agent-hooks/x.sh"
+    )
