@@ -9,7 +9,7 @@ Two figures:
 * caller cost with handlers that each take ~1 ms (``asyncio.sleep``): what a message
   waits before the gateway moves on.
 
-Run: ``python3 -m bench.gateway_emit`` (about two seconds).
+Run: ``python3 -m bench gateway`` (about two seconds).
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ async def _measure(hooks: Any, rounds: int) -> tuple[float, float]:
     return reference, ours_total / rounds
 
 
-def main() -> None:
-    """Print both ratios (ours / reference; below 1 means the caller waits less)."""
+def run() -> list[tuple[str, float]]:
+    """Both ratios (ours / reference; below 1 means the caller waits less)."""
+    results: list[tuple[str, float]] = []
     for label, sleep, rounds in (("no-op handlers", 0.0, 2000), ("1 ms handlers", 0.001, 200)):
         with tempfile.TemporaryDirectory() as tmp:
             hooks = hermes_hooks.load(
@@ -80,11 +81,11 @@ def main() -> None:
             finally:
                 hooks.close(1.0)
                 hooks.unload()
-        print(
-            f"{label} ({HOOKS} hooks): emit() caller cost = {ours / reference:.2f} x the "
-            f"reference inline emit ({ours * 1e6:.1f} us vs {reference * 1e6:.1f} us)"
-        )
+        print(f"  {label}: ours {ours * 1e6:.1f} us, reference inline {reference * 1e6:.1f} us")
+        results.append((f"emit() caller cost / reference inline emit, {label}", ours / reference))
+    return results
 
 
 if __name__ == "__main__":
-    main()
+    for name, value in run():
+        print(f"{name}: {value:.3f}")
