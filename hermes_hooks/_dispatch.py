@@ -230,8 +230,9 @@ class Dispatcher:
     def _run_all(self, plan: _Plan, aggregator: Aggregator, results: list[Any] | None) -> None:
         """The firing loop shared by :meth:`fire` and :meth:`fire_all`.
 
-        It is the hot path of every tool call, so the per-callback work is inlined: a
-        dict copy plus container copies for the kwargs, the call, and a None check.
+        It is the hot path of every tool call, so the per-callback work is kept to a
+        dict copy plus container copies for the kwargs, the call, and a None check;
+        everything else (records, failures, selection) happens only when needed.
         """
         contract = plan.contract
         callbacks = self.manager.callbacks(contract.name)
