@@ -236,6 +236,8 @@ def _read_document(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"is not valid JSON ({exc})"
+    except RecursionError:  # the json module parses nested arrays recursively
+        return None, "is not valid JSON (nested too deeply)"
     if not isinstance(document, dict) or not isinstance(document.get("approvals"), list):
         return None, 'must be a JSON object {"approvals": [...]} (see SH-25)'
     return document, None
