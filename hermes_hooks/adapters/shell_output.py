@@ -169,7 +169,7 @@ def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
         return None, False
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting exhausts the recursive parser
         return None, True
     if not isinstance(doc, dict):
         return None, True
