@@ -91,7 +91,7 @@ class Matcher:
         """Compile ``pattern`` once, warning (and matching literally) if it is invalid."""
         try:
             return cls(pattern, re.compile(pattern))
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
             log.warning(
                 "outbound webhook %s: matcher %r is not a valid regular expression (%s); "
                 "matching the tool name literally",
@@ -199,9 +199,12 @@ def _url(value: Any, label: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Skip("has no 'url'. Fix: add url: https://<host>/<path>")
     url = value.strip()
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        scheme, host, _ = parts.scheme.lower(), parts.hostname, parts.port
+    except ValueError as exc:  # a bad IPv6 literal or port: every send would fail
+        raise _Skip(f"url {url!r} is not a valid address ({exc})") from None
+    if scheme not in ("http", "https") or not host:
         raise _Skip(f"url {url!r} must be an https:// (or http://) address with a host")
     if scheme == "http":
         log.warning(
@@ -219,7 +222,7 @@ def _events(value: Any, label: str) -> tuple[str, ...]:
     events: list[str] = []
     for item in value:
         name = item.strip() if isinstance(item, str) else item
-        if name in _REFUSED_EVENTS:
+        if isinstance(name, str) and name in _REFUSED_EVENTS:
             log.warning(
                 "outbound webhook %s: %s is not available to outbound webhooks: %s; dropped",
                 label,
