@@ -296,6 +296,9 @@ class _Reader:
         if not argv or not argv[0]:
             self.warn(event, index, f"command {command!r} names no program; skipped")
             return None
+        if "\0" in command:  # execve cannot pass it: every firing would fail to start
+            self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
+            return None
         matcher, pattern = self.matcher(event, index, raw.get("matcher"))
         return ShellEntry(
             event=event,
@@ -334,7 +337,7 @@ class _Reader:
             return None, None
         try:
             return matcher, re.compile(matcher)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
             self.warn(
                 event,
                 index,
