@@ -216,10 +216,12 @@ class Dispatcher:
             if base is not current:  # the first callback, or args changed by a modify
                 current = base
                 copies = _prepare(base, contract.marker)
-            kwargs = _kwargs(callback, base, copies)
             if listeners:
                 started = time.perf_counter()
             try:
+                # Inside the isolation: args an earlier modify returned may not copy
+                # (a cycle), and that must fail this callback, not the host.
+                kwargs = _kwargs(callback, base, copies)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(contract, callback, kwargs)
                 else:
@@ -273,9 +275,9 @@ class Dispatcher:
         limit = self.timeout or None
         for callback in self.manager.callbacks(hook):
             base = aggregator.current
-            kwargs = _kwargs(callback, base, _prepare(base, contract.marker))
             started = time.perf_counter()
             try:
+                kwargs = _kwargs(callback, base, _prepare(base, contract.marker))
                 if not callback.runs_bounded:  # shell hooks bound themselves (D-15)
                     value = await asyncio.to_thread(callback.function, **kwargs)
                 elif callback.is_async:
@@ -326,7 +328,12 @@ class Dispatcher:
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
             ):
                 value = None  # OUT-12 and D-74: only SH-29 shell directives count
-            verdict, reason = aggregator.add(callback, value)
+            try:
+                verdict, reason = aggregator.add(callback, value)
+            except Exception as exc:  # a return value that cannot be read (a raising
+                # dict subclass, a context whose str() raises) counts as raising
+                failure = self._failure(contract, callback, exc)
+                verdict, reason = aggregator.fail(callback, failure)
         else:
             failure = self._failure(contract, callback, value)
             verdict, reason = aggregator.fail(callback, failure)
