@@ -37,8 +37,10 @@ _ALLOWED = (dict, list, tuple, set, str, bytes, int, float, bool, type(None))
 def event_problem(payload: dict[str, Any]) -> str | None:
     """Why a stream event must be dropped whole (D-61), or None when it may go.
 
-    The size is the UTF-8 length of strings and bytes plus 8 bytes per other scalar,
-    keys included: close to the serialised size without serialising on the token path.
+    The size is the UTF-8 length of strings and bytes, 8 bytes per other scalar and 2
+    per container (its brackets), keys included: close to the serialised size without
+    serialising on the token path.  Counting containers also ends the walk of a
+    self-referencing event, which is then over the limit.
     """
     size = 0
     stack: list[Any] = [payload]
@@ -51,9 +53,11 @@ def event_problem(payload: dict[str, Any]) -> str | None:
         elif isinstance(value, bytes):
             size += len(value)
         elif isinstance(value, dict):
+            size += 2
             stack.extend(value.keys())
             stack.extend(value.values())
         elif isinstance(value, (list, tuple, set)):
+            size += 2
             stack.extend(value)
         else:
             size += 8
