@@ -358,13 +358,17 @@ class Allowlist:
         log.warning("%s %s; moved it to %s and started a new allowlist", self.path, problem, aside)
 
     def _write(self, document: dict[str, Any]) -> None:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a kept entry holds a lone surrogate (a \ud800 escape)
+            data = (json.dumps(document, indent=2) + "\n").encode("ascii")
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{ALLOWLIST_NAME}.", suffix=".tmp", dir=self.home
         )
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, indent=2, ensure_ascii=False)
-                handle.write("\n")
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(temporary, 0o600)
