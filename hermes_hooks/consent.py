@@ -178,7 +178,7 @@ def _sha256(path: Path) -> str | None:
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 16), b""):
                 digest.update(block)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a path with a NUL byte
         return None
     return digest.hexdigest()
 
@@ -192,7 +192,7 @@ def baseline(command: str) -> Baseline:
         return Baseline(None, None, None)
     try:
         stat = path.stat()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a command with a NUL byte names no file
         return Baseline(path, None, None)
     return Baseline(path, utc_iso(stat.st_mtime), _sha256(path))
 
