@@ -18,7 +18,7 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import exception_text, warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -113,7 +113,7 @@ def _error_message(hook: str, callback: Callback, exc: BaseException) -> str:
     # D-14: "<hook> plugin callback <qualname> raised <Type>: <first 200 chars>"
     return (
         f"{hook} plugin callback {describe(callback.function)} raised "
-        f"{type(exc).__name__}: {str(exc)[:200]}"
+        f"{type(exc).__name__}: {exception_text(exc, 200)}"
     )
 
 
@@ -383,5 +383,6 @@ class Dispatcher:
             )
             return Failure("timeout", _timeout_message(hook))
         message = _error_message(hook, callback, exc)
-        warn_once(log, (hook, callback.name, type(exc), str(exc)), "%s", message)
+        # The key holds the cut message: distinct huge messages must not pin memory.
+        warn_once(log, (hook, callback.name, type(exc), message), "%s", message)
         return Failure("error", message)

@@ -7,7 +7,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
-__all__ = ["logger", "warn_once"]
+__all__ = ["exception_text", "logger", "warn_once"]
 
 #: The package logger; adapters use children such as ``hermes_hooks.shell``.
 logger = logging.getLogger("hermes_hooks")
@@ -26,6 +26,19 @@ def warn_once(log: logging.Logger, key: Hashable, message: str, *args: object) -
             if len(_seen) > _SEEN_LIMIT:
                 _seen.popitem(last=False)
     log.log(logging.WARNING if first else logging.DEBUG, message, *args)
+
+
+def exception_text(exc: BaseException, limit: int | None = None) -> str:
+    """``str(exc)``, cut to ``limit`` characters, for messages about third-party errors.
+
+    Never raises: an exception whose ``__str__`` fails reads ``<unprintable Type>``, so
+    reporting a callback's failure cannot itself fail.
+    """
+    try:
+        text = str(exc)
+    except Exception:
+        text = f"<unprintable {type(exc).__name__}>"
+    return text if limit is None else text[:limit]
 
 
 def reset_warn_once() -> None:

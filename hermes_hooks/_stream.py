@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import exception_text, warn_once
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
@@ -107,10 +107,11 @@ class StreamLane:
                             loop = loop or asyncio.new_event_loop()
                             loop.run_until_complete(result)
                     except (Exception, SystemExit) as exc:  # ST-11: never stops the stream
+                        text = exception_text(exc, 200)
                         warn_once(
-                            log, ("stream-error", self._name, type(exc), str(exc)),
+                            log, ("stream-error", self._name, type(exc), text),
                             "stream observer %s raised %s: %s",
-                            self._name, type(exc).__name__, str(exc)[:200],
+                            self._name, type(exc).__name__, text,
                         )  # fmt: skip
                 if self._closing:
                     return

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from hermes_hooks._callback import Group
+from hermes_hooks._log import exception_text
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
@@ -214,7 +215,7 @@ class PythonSource:
             self._hooks.manager.unregister_owner(record.key)
             self._hooks.prompt_sections.unregister_plugin(record.key)
             record.state = "failed"
-            record.error = f"{type(exc).__name__}: {exc}"
+            record.error = f"{type(exc).__name__}: {exception_text(exc)}"
             record.hooks.clear()
             log.warning("Plugin '%s' failed to load and is skipped: %s", record.key, record.error)
         else:
