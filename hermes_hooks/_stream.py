@@ -106,7 +106,9 @@ class StreamLane:
                         if inspect.iscoroutine(result):
                             loop = loop or asyncio.new_event_loop()
                             loop.run_until_complete(result)
-                    except (Exception, SystemExit) as exc:  # ST-11: never stops the stream
+                    except KeyboardInterrupt:  # D-14: never swallowed
+                        raise
+                    except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
                         text = exception_text(exc, 200)
                         warn_once(
                             log, ("stream-error", self._name, type(exc), text),
