@@ -18,7 +18,7 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import exception_text, warn_once
+from hermes_hooks._log import exception_text, redact, warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -109,11 +109,10 @@ def _timeout_message(hook: str) -> str:
     return f"{hook} plugin callback timed out or is still running"
 
 
-def _error_message(hook: str, callback: Callback, exc: BaseException) -> str:
+def _error_message(hook: str, callback: Callback, exc: BaseException, text: str) -> str:
     # D-14: "<hook> plugin callback <qualname> raised <Type>: <first 200 chars>"
     return (
-        f"{hook} plugin callback {describe(callback.function)} raised "
-        f"{type(exc).__name__}: {exception_text(exc, 200)}"
+        f"{hook} plugin callback {describe(callback.function)} raised {type(exc).__name__}: {text}"
     )
 
 
@@ -382,7 +381,10 @@ class Dispatcher:
                 exc,
             )
             return Failure("timeout", _timeout_message(hook))
-        message = _error_message(hook, callback, exc)
-        # The key holds the cut message: distinct huge messages must not pin memory.
-        warn_once(log, (hook, callback.name, type(exc), message), "%s", message)
+        text = exception_text(exc)
+        message = _error_message(hook, callback, exc, text[:200])
+        # The log line is redacted before it is cut, so no secret survives as a prefix;
+        # the key holds the cut message: distinct huge messages must not pin memory.
+        logged = _error_message(hook, callback, exc, redact(text)[:200])
+        warn_once(log, (hook, callback.name, type(exc), message), "%s", logged)
         return Failure("error", message)

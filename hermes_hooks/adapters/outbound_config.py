@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from hermes_hooks._log import remember_secret
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
@@ -369,7 +370,10 @@ def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[st
     secrets: tuple[str, ...] = ()
     keys: tuple[bytes, ...] = ()
     if secret is not None:
+        remember_secret(secret)  # never in a log line (hermes_hooks._log)
         secrets = tuple(split_secrets(secret)) if signature == "standard" else (secret,)
+        for each in secrets:
+            remember_secret(each)
         if signature == "standard":
             try:
                 keys = tuple(standard_key(s) for s in secrets)
