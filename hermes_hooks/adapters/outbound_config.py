@@ -28,7 +28,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hermes_hooks._log import remember_secret
@@ -123,10 +123,11 @@ class Target:
     timeout: int = DEFAULT_TIMEOUT
     matcher: Matcher | None = None
     secret_env: str | None = None
-    secrets: tuple[str, ...] = ()
+    # Kept out of repr(): a Target in a log line or a traceback must not show them.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     secret_source: str = "none"  # "env:<VAR>", "inline:<digest>" or "none"
     signature: str = "github"
-    standard_keys: tuple[bytes, ...] = ()
+    standard_keys: tuple[bytes, ...] = field(default=(), repr=False)
     durable: bool = False
     retry_schedule: tuple[float, ...] | None = None
 
