@@ -18,7 +18,7 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import exception_text, redact, warn_once
+from hermes_hooks._log import exception_text, excerpt, warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -385,6 +385,6 @@ class Dispatcher:
         message = _error_message(hook, callback, exc, text[:200])
         # The log line is redacted before it is cut, so no secret survives as a prefix;
         # the key holds the cut message: distinct huge messages must not pin memory.
-        logged = _error_message(hook, callback, exc, redact(text)[:200])
+        logged = _error_message(hook, callback, exc, excerpt(text, 200))
         warn_once(log, (hook, callback.name, type(exc), message), "%s", logged)
         return Failure("error", message)

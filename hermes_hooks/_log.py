@@ -34,6 +34,7 @@ __all__ = [
     "REDACTED",
     "REDACTED_LOGGERS",
     "exception_text",
+    "excerpt",
     "logger",
     "redact",
     "remember_secret",
@@ -116,6 +117,7 @@ _TOKEN_SHAPES = re.compile(
     re.DOTALL,
 )
 _MIN_SECRET = 8  # shorter values would mask ordinary words
+_EXCERPT_SLACK = 1000  # longer than any secret worth masking
 _known: set[str] = set()
 _known_lock = threading.Lock()
 
@@ -150,6 +152,13 @@ def redact(text: str) -> str:
             text = text.replace(secret, REDACTED)
     text = _KEYED_VALUE.sub(_mask_keyed, text)  # first: "Authorization: Bearer x" whole
     return _TOKEN_SHAPES.sub(REDACTED, text)
+
+
+def excerpt(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, redacted before the cut (so a secret
+    never survives as a prefix).  Only a window a little past ``limit`` is scanned:
+    a callback failing with a megabyte message on every firing stays cheap."""
+    return redact(text[: limit + _EXCERPT_SLACK])[:limit]
 
 
 class RedactingFilter(logging.Filter):

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._log import exception_text, redact, warn_once
+from hermes_hooks._log import exception_text, excerpt, warn_once
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
@@ -109,7 +109,7 @@ class StreamLane:
                     except KeyboardInterrupt:  # D-14: never swallowed
                         raise
                     except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
-                        text = redact(exception_text(exc))[:200]
+                        text = excerpt(exception_text(exc), 200)
                         warn_once(
                             log, ("stream-error", self._name, type(exc), text),
                             "stream observer %s raised %s: %s",

@@ -22,7 +22,7 @@ import json
 import logging
 from typing import Any
 
-from hermes_hooks._log import redact, warn_once
+from hermes_hooks._log import excerpt, warn_once
 from hermes_hooks.adapters.shell_config import ShellEntry
 from hermes_hooks.adapters.shell_run import STREAM_CAP, RunResult
 
@@ -202,7 +202,7 @@ def interpret(entry: ShellEntry, result: RunResult) -> Outcome:
             entry.where,
             entry.command,
             problem,
-            f"; stderr: {redact(stderr)[:STDERR_MESSAGE_LIMIT]}" if stderr else "",
+            f"; stderr: {excerpt(stderr, STDERR_MESSAGE_LIMIT)}" if stderr else "",
         )
 
     def closed(reason: str) -> dict[str, Any]:
