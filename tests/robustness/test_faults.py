@@ -182,6 +182,51 @@ def test_stream_observers_raising_anything_but_keyboard_interrupt_keep_their_lan
     wait_until(lambda: got == ["a", "b"])  # D-61: the stream is unaffected
 
 
+FAMILY_HANDLER = """
+import asyncio
+from tests.robustness import probe
+
+class PluginAbort(BaseException):
+    pass
+
+FAMILIES = {"value": ValueError("v"), "exit": SystemExit(2), "abort": PluginAbort("a"),
+            "generator": GeneratorExit("g"), "cancelled": asyncio.CancelledError("c")}
+
+async def handle(event_type, context):
+    probe.note(f"{event_type}:{context['n']}")
+    family = context.get("raise")
+    if family:
+        raise FAMILIES[family]
+"""
+
+
+@pytest.mark.parametrize("family", ["value", "exit", "abort", "generator", "cancelled"])
+def test_a_gateway_lane_outlives_a_handler_raising_anything_but_keyboard_interrupt(
+    home: Path, family: str
+) -> None:
+    write_hook(home / "hooks", "fragile", ("agent:*",), FAMILY_HANDLER)
+    hooks = hermes_hooks.load(home, surface="gateway", entry_points=False)
+    records: list[CallRecord] = []
+    hooks.gateway.subscribe(records.append)
+
+    async def scenario() -> None:
+        await hooks.gateway.emit("agent:start", {"n": 1, "raise": family})
+        await hooks.gateway.emit("agent:step", {"n": 2})
+        await hooks.gateway.drain(10)
+        await hooks.gateway.emit("agent:end", {"n": 3})  # restarts a lane whose task ended
+        assert await hooks.gateway.drain(10)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        hooks.close()
+    assert probe.notes == ["agent:start:1", "agent:step:2", "agent:end:3"]
+    if family in ("value", "exit"):  # isolated: recorded as an error (D-14)
+        assert [r.outcome for r in records] == ["error", "ok", "ok"]
+    else:  # outside D-14's catch set: that call is lost, nothing after it
+        assert [r.outcome for r in records] == ["ok", "ok"]
+
+
 # -- odd return values ---------------------------------------------------------------
 
 
