@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
 from hermes_hooks.hookspecs import PROJECT_NAME, VALID_HOOKS
 from hermes_hooks.types import (
     DecisionRecord,

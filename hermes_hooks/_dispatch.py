@@ -18,7 +18,7 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import exception_text, excerpt, warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -144,11 +144,10 @@ def _timeout_message(hook: str) -> str:
     return f"{hook} plugin callback timed out or is still running"
 
 
-def _error_message(hook: str, callback: Callback, exc: BaseException) -> str:
+def _error_message(hook: str, callback: Callback, exc: BaseException, text: str) -> str:
     # D-14: "<hook> plugin callback <qualname> raised <Type>: <first 200 chars>"
     return (
-        f"{hook} plugin callback {describe(callback.function)} raised "
-        f"{type(exc).__name__}: {str(exc)[:200]}"
+        f"{hook} plugin callback {describe(callback.function)} raised {type(exc).__name__}: {text}"
     )
 
 
@@ -251,10 +250,12 @@ class Dispatcher:
             if base is not current:  # the first callback, or args changed by a modify
                 current = base
                 copies = _prepare(base, plan)
-            kwargs = _kwargs(callback, base, copies)
             if listeners:
                 started = time.perf_counter()
             try:
+                # Inside the isolation: args an earlier modify returned may not copy
+                # (a cycle), and that must fail this callback, not the host.
+                kwargs = _kwargs(callback, base, copies)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(contract, callback, kwargs)
                 else:
@@ -310,9 +311,9 @@ class Dispatcher:
         limit = self.timeout or None
         for callback in self.manager.callbacks(hook):
             base = aggregator.current
-            kwargs = _kwargs(callback, base, _prepare(base, plan))
             started = time.perf_counter()
             try:
+                kwargs = _kwargs(callback, base, _prepare(base, plan))
                 if not callback.runs_bounded:  # shell hooks bound themselves (D-15)
                     value = await asyncio.to_thread(callback.function, **kwargs)
                 elif callback.is_async:
@@ -363,7 +364,12 @@ class Dispatcher:
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
             ):
                 value = None  # OUT-12 and D-74: only SH-29 shell directives count
-            verdict, reason = aggregator.add(callback, value)
+            try:
+                verdict, reason = aggregator.add(callback, value)
+            except Exception as exc:  # a return value that cannot be read (a raising
+                # dict subclass, a context whose str() raises) counts as raising
+                failure = self._failure(contract, callback, exc)
+                verdict, reason = aggregator.fail(callback, failure)
         else:
             failure = self._failure(contract, callback, value)
             verdict, reason = aggregator.fail(callback, failure)
@@ -412,6 +418,10 @@ class Dispatcher:
                 exc,
             )
             return Failure("timeout", _timeout_message(hook))
-        message = _error_message(hook, callback, exc)
-        warn_once(log, (hook, callback.name, type(exc), str(exc)), "%s", message)
+        text = exception_text(exc)
+        message = _error_message(hook, callback, exc, text[:200])
+        # The log line is redacted before it is cut, so no secret survives as a prefix;
+        # the key holds the cut message: distinct huge messages must not pin memory.
+        logged = _error_message(hook, callback, exc, excerpt(text, 200))
+        warn_once(log, (hook, callback.name, type(exc), message), "%s", logged)
         return Failure("error", message)

@@ -1,16 +1,51 @@
-"""Logging helpers: the package logger and warn-once deduplication (D-14)."""
+"""Logging helpers: the package logger, warn-once deduplication (D-14) and redaction.
+
+Redaction rule: every record logged through one of :data:`REDACTED_LOGGERS` (all the
+loggers of this package, ``gateway.hooks`` included) passes :func:`redact` before any
+handler sees it: its message, its arguments and a formatted traceback alike.  Our own
+lines often carry text we did not write (a callback's exception message, a hook's
+stderr, a YAML parser's excerpt of ``config.yaml``), and any of it may echo a payload
+value or a credential.  :func:`redact` masks
+
+* the secrets this process knows: webhook secrets read from the config
+  (:func:`remember_secret`) and the values of environment variables whose names end in
+  a secret word (``OPENAI_API_KEY``, ``GITHUB_TOKEN``, ``..._SECRET``, ``..._PASSWORD``);
+* values written after a secret-named key: ``api_key=…``, ``"token": "…"``,
+  ``'OPENAI_API_KEY': '…'``, ``Authorization: Bearer …``;
+* token-shaped strings: ``sk-…``, ``ghp_…``, ``github_pat_…``, ``xox?-…``, ``whsec_…``,
+  AWS access key ids, Google API keys, JWTs, ``Bearer …``, PEM private keys, and the
+  password of a URL (``https://user:…@host``).
+
+Where we cut third-party text to a length we redact before cutting, so a secret never
+survives as a prefix.  Decision messages handed back to the host (D-14's block message)
+are not log lines and keep their specified text.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 
-__all__ = ["logger", "warn_once"]
+__all__ = [
+    "REDACTED",
+    "REDACTED_LOGGERS",
+    "exception_text",
+    "excerpt",
+    "logger",
+    "redact",
+    "remember_secret",
+    "warn_once",
+]
 
 #: The package logger; adapters use children such as ``hermes_hooks.shell``.
 logger = logging.getLogger("hermes_hooks")
+
+#: What a masked secret reads as.
+REDACTED = "[REDACTED]"
 
 _SEEN_LIMIT = 4096  # bounded, so ever-changing messages cannot grow memory forever
 _seen: OrderedDict[Hashable, None] = OrderedDict()
@@ -28,7 +63,137 @@ def warn_once(log: logging.Logger, key: Hashable, message: str, *args: object) -
     log.log(logging.WARNING if first else logging.DEBUG, message, *args)
 
 
+def exception_text(exc: BaseException, limit: int | None = None) -> str:
+    """``str(exc)``, cut to ``limit`` characters, for messages about third-party errors.
+
+    Never raises: an exception whose ``__str__`` fails reads ``<unprintable Type>``, so
+    reporting a callback's failure cannot itself fail.
+    """
+    try:
+        text = str(exc)
+    except Exception:
+        text = f"<unprintable {type(exc).__name__}>"
+    return text if limit is None else text[:limit]
+
+
 def reset_warn_once() -> None:
     """Forget which warnings were logged (tests use a fresh slate per test)."""
     with _seen_lock:
         _seen.clear()
+
+
+# -- redaction ---------------------------------------------------------------------------
+
+# A key names a secret when its last word is one of these (``OPENAI_API_KEY``,
+# ``webhook_secret``, ``x-auth-token``), but not ``max_tokens`` or ``secret_env``.
+_SECRET_WORD = (
+    r"(?:api[_-]?key|apikey|secret|token|password|passwd|passphrase|credentials?"
+    r"|authorization|private[_-]?key|access[_-]?key|session[_-]?key)"
+)
+_SECRET_NAME = re.compile(rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}", re.IGNORECASE)
+_KEYED_VALUE = re.compile(
+    rf"(?P<head>(?<![A-Za-z0-9_.-])(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}(?![A-Za-z0-9_])"
+    r"\\*['\"]?\s*[:=]\s*)(?!\\*['\"]?\[REDACTED\])"  # already masked
+    r"(?:(?P<quote>\\*['\"])(?P<quoted>[^'\"\\\n]+)"
+    r"|(?P<bare>(?:(?:bearer|basic|token)\s+)?[^\s'\"\\,;&)}\]]+))",
+    re.IGNORECASE,
+)
+_TOKEN_SHAPES = re.compile(
+    "|".join(
+        (
+            r"\bsk-[A-Za-z0-9_-]{16,}",
+            r"\bgh[pousr]_[A-Za-z0-9]{20,}",
+            r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+            r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+            r"\bwhsec_[A-Za-z0-9+/=]{8,}",
+            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+            r"\bAIza[0-9A-Za-z_-]{30,}",
+            r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})",
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+            r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",  # a URL's user:password
+        )
+    ),
+    re.DOTALL,
+)
+_MIN_SECRET = 8  # shorter values would mask ordinary words
+_EXCERPT_SLACK = 1000  # longer than any secret worth masking
+_known: set[str] = set()
+_known_lock = threading.Lock()
+
+
+def remember_secret(value: str) -> None:
+    """Mask ``value`` in every later log line (webhook secrets, when the config loads)."""
+    if isinstance(value, str) and len(value.strip()) >= _MIN_SECRET:
+        with _known_lock:
+            _known.add(value.strip())
+
+
+def _secrets_now() -> list[str]:
+    """Known secrets plus secret-named environment variables, longest first."""
+    with _known_lock:
+        found = set(_known)
+    for name, value in list(os.environ.items()):
+        if len(value) >= _MIN_SECRET and _SECRET_NAME.fullmatch(name):
+            found.add(value)
+    return sorted(found, key=len, reverse=True)
+
+
+def _mask_keyed(match: re.Match[str]) -> str:
+    if match.group("quoted") is not None:
+        return f"{match.group('head')}{match.group('quote')}{REDACTED}"
+    return f"{match.group('head')}{REDACTED}"
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret the rule above recognises replaced by ``[REDACTED]``."""
+    for secret in _secrets_now():
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    text = _KEYED_VALUE.sub(_mask_keyed, text)  # first: "Authorization: Bearer x" whole
+    return _TOKEN_SHAPES.sub(REDACTED, text)
+
+
+def excerpt(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, redacted before the cut (so a secret
+    never survives as a prefix).  Only a window a little past ``limit`` is scanned:
+    a callback failing with a megabyte message on every firing stays cheap."""
+    return redact(text[: limit + _EXCERPT_SLACK])[:limit]
+
+
+class RedactingFilter(logging.Filter):
+    """Applies :func:`redact` to a record's final message and traceback text."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format: let logging report it as it always does
+            return True
+        record.msg, record.args = redact(message), None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact(record.exc_text)
+            record.exc_info = None  # handlers would format the raw exception again
+        return True
+
+
+#: Every logger this package logs through; a test checks the package names no other.
+REDACTED_LOGGERS: tuple[str, ...] = (
+    "gateway.hooks",
+    "hermes_hooks",
+    "hermes_hooks.cli",
+    "hermes_hooks.config",
+    "hermes_hooks.consent",
+    "hermes_hooks.dispatch",
+    "hermes_hooks.host",
+    "hermes_hooks.manager",
+    "hermes_hooks.outbound",
+    "hermes_hooks.plugins",
+    "hermes_hooks.prompt_sections",
+    "hermes_hooks.shell",
+    "hermes_hooks.stream",
+)
+_FILTER = RedactingFilter()
+for _name in REDACTED_LOGGERS:
+    logging.getLogger(_name).addFilter(_FILTER)

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import exception_text, excerpt, warn_once
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
@@ -37,8 +37,10 @@ _ALLOWED = (dict, list, tuple, set, str, bytes, int, float, bool, type(None))
 def event_problem(payload: dict[str, Any]) -> str | None:
     """Why a stream event must be dropped whole (D-61), or None when it may go.
 
-    The size is the UTF-8 length of strings and bytes plus 8 bytes per other scalar,
-    keys included: close to the serialised size without serialising on the token path.
+    The size is the UTF-8 length of strings and bytes, 8 bytes per other scalar and 2
+    per container (its brackets), keys included: close to the serialised size without
+    serialising on the token path.  Counting containers also ends the walk of a
+    self-referencing event, which is then over the limit.
     """
     size = 0
     stack: list[Any] = [payload]
@@ -51,9 +53,11 @@ def event_problem(payload: dict[str, Any]) -> str | None:
         elif isinstance(value, bytes):
             size += len(value)
         elif isinstance(value, dict):
+            size += 2
             stack.extend(value.keys())
             stack.extend(value.values())
         elif isinstance(value, (list, tuple, set)):
+            size += 2
             stack.extend(value)
         else:
             size += 8
@@ -102,11 +106,14 @@ class StreamLane:
                         if inspect.iscoroutine(result):
                             loop = loop or asyncio.new_event_loop()
                             loop.run_until_complete(result)
-                    except (Exception, SystemExit) as exc:  # ST-11: never stops the stream
+                    except KeyboardInterrupt:  # D-14: never swallowed
+                        raise
+                    except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
+                        text = excerpt(exception_text(exc), 200)
                         warn_once(
-                            log, ("stream-error", self._name, type(exc), str(exc)),
+                            log, ("stream-error", self._name, type(exc), text),
                             "stream observer %s raised %s: %s",
-                            self._name, type(exc).__name__, str(exc)[:200],
+                            self._name, type(exc).__name__, text,
                         )  # fmt: skip
                 if self._closing:
                     return

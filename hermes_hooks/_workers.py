@@ -137,6 +137,7 @@ class BoundedRunner:
 
     __slots__ = (
         "_abandoned",
+        "_closed",
         "_idle",
         "_in_flight",
         "_lock",
@@ -153,6 +154,7 @@ class BoundedRunner:
         self._abandoned: list[_Worker] = []
         self._in_flight: set[str] = set()
         self._suppressed_until = 0.0
+        self._closed = False
 
     def _checkout(self, tool_call_id: str | None) -> _Worker:
         """An idle worker (or a new one), after the D-14 refusals."""
@@ -171,8 +173,11 @@ class BoundedRunner:
     def _checkin(self, worker: _Worker, finished: bool) -> None:
         """Return a worker to the pool, or abandon it when its call did not finish."""
         with self._lock:
-            if finished:
+            if finished and not self._closed:
                 self._idle.append(worker)
+                return
+            if finished:  # closed while this call ran (an unload): the pool is gone
+                worker.inbox.put(_STOP)
                 return
             self._abandoned.append(worker)
             if self._suppress:
@@ -242,8 +247,10 @@ class BoundedRunner:
         return worker
 
     def close(self) -> None:
-        """Stop the idle workers (abandoned ones exit when their call returns)."""
+        """Stop the idle workers (abandoned ones exit when their call returns); workers
+        busy with a call stop when it returns instead of going back to the pool."""
         with self._lock:
+            self._closed = True
             idle, self._idle = self._idle, []
         for worker in idle:
             worker.inbox.put(_STOP)

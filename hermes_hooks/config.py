@@ -64,10 +64,16 @@ def read_config(home: Path) -> dict[str, Any]:
     except OSError as exc:
         log.warning("%s: cannot read the file (%s); using defaults", path, exc)
         return {}
+    except UnicodeDecodeError as exc:
+        log.warning("%s: not UTF-8 text (%s); using defaults. Save it as UTF-8.", path, exc)
+        return {}
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         log.warning("%s: not valid YAML (%s); using defaults. Fix the syntax.", path, exc)
+        return {}
+    except RecursionError:  # PyYAML composes nested collections recursively
+        log.warning("%s: nested too deeply to read; using defaults. Fix the syntax.", path)
         return {}
     if data is None:
         return {}

@@ -178,7 +178,7 @@ def _sha256(path: Path) -> str | None:
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 16), b""):
                 digest.update(block)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a path with a NUL byte
         return None
     return digest.hexdigest()
 
@@ -192,7 +192,7 @@ def baseline(command: str) -> Baseline:
         return Baseline(None, None, None)
     try:
         stat = path.stat()
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a command with a NUL byte names no file
         return Baseline(path, None, None)
     return Baseline(path, utc_iso(stat.st_mtime), _sha256(path))
 
@@ -236,6 +236,8 @@ def _read_document(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         return None, f"is not valid JSON ({exc})"
+    except RecursionError:  # the json module parses nested arrays recursively
+        return None, "is not valid JSON (nested too deeply)"
     if not isinstance(document, dict) or not isinstance(document.get("approvals"), list):
         return None, 'must be a JSON object {"approvals": [...]} (see SH-25)'
     return document, None
@@ -356,13 +358,17 @@ class Allowlist:
         log.warning("%s %s; moved it to %s and started a new allowlist", self.path, problem, aside)
 
     def _write(self, document: dict[str, Any]) -> None:
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a kept entry holds a lone surrogate (a \ud800 escape)
+            data = (json.dumps(document, indent=2) + "\n").encode("ascii")
         descriptor, temporary = tempfile.mkstemp(
             prefix=f".{ALLOWLIST_NAME}.", suffix=".tmp", dir=self.home
         )
         try:
-            with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(document, handle, indent=2, ensure_ascii=False)
-                handle.write("\n")
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(temporary, 0o600)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
+from hermes_hooks._log import exception_text
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
@@ -137,7 +138,7 @@ class GatewaySource:
         try:
             handle = self._import_handle(record, handler_path)
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            self._fail(record, handler_path, f"{type(exc).__name__}: {exc}")
+            self._fail(record, handler_path, f"{type(exc).__name__}: {exception_text(exc)}")
             return
         if handle is None:
             return
@@ -146,7 +147,8 @@ class GatewaySource:
         try:
             self._hooks.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
         except Exception as exc:
-            self._fail(record, handler_path, f"cannot register plugin {plugin_name}: {exc}")
+            reason = f"cannot register plugin {plugin_name}: {exception_text(exc)}"
+            self._fail(record, handler_path, reason)
             return
         self.emitter.add(hook)
         record.state = "loaded"

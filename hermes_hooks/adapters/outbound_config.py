@@ -28,9 +28,10 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hermes_hooks._log import remember_secret
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
@@ -91,7 +92,7 @@ class Matcher:
         """Compile ``pattern`` once, warning (and matching literally) if it is invalid."""
         try:
             return cls(pattern, re.compile(pattern))
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
             log.warning(
                 "outbound webhook %s: matcher %r is not a valid regular expression (%s); "
                 "matching the tool name literally",
@@ -122,10 +123,11 @@ class Target:
     timeout: int = DEFAULT_TIMEOUT
     matcher: Matcher | None = None
     secret_env: str | None = None
-    secrets: tuple[str, ...] = ()
+    # Kept out of repr(): a Target in a log line or a traceback must not show them.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
     secret_source: str = "none"  # "env:<VAR>", "inline:<digest>" or "none"
     signature: str = "github"
-    standard_keys: tuple[bytes, ...] = ()
+    standard_keys: tuple[bytes, ...] = field(default=(), repr=False)
     durable: bool = False
     retry_schedule: tuple[float, ...] | None = None
 
@@ -199,9 +201,12 @@ def _url(value: Any, label: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Skip("has no 'url'. Fix: add url: https://<host>/<path>")
     url = value.strip()
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urllib.parse.urlsplit(url)
+        scheme, host, _ = parts.scheme.lower(), parts.hostname, parts.port
+    except ValueError as exc:  # a bad IPv6 literal or port: every send would fail
+        raise _Skip(f"url {url!r} is not a valid address ({exc})") from None
+    if scheme not in ("http", "https") or not host:
         raise _Skip(f"url {url!r} must be an https:// (or http://) address with a host")
     if scheme == "http":
         log.warning(
@@ -219,7 +224,7 @@ def _events(value: Any, label: str) -> tuple[str, ...]:
     events: list[str] = []
     for item in value:
         name = item.strip() if isinstance(item, str) else item
-        if name in _REFUSED_EVENTS:
+        if isinstance(name, str) and name in _REFUSED_EVENTS:
             log.warning(
                 "outbound webhook %s: %s is not available to outbound webhooks: %s; dropped",
                 label,
@@ -366,7 +371,10 @@ def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[st
     secrets: tuple[str, ...] = ()
     keys: tuple[bytes, ...] = ()
     if secret is not None:
+        remember_secret(secret)  # never in a log line (hermes_hooks._log)
         secrets = tuple(split_secrets(secret)) if signature == "standard" else (secret,)
+        for each in secrets:
+            remember_secret(each)
         if signature == "standard":
             try:
                 keys = tuple(standard_key(s) for s in secrets)

@@ -30,6 +30,7 @@ import yaml
 
 from hermes_hooks._callback import Group
 from hermes_hooks._imports import import_file
+from hermes_hooks._log import exception_text
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
@@ -213,7 +214,7 @@ class PythonSource:
             self._hooks.manager.unregister_owner(record.key)
             self._hooks.prompt_sections.unregister_plugin(record.key)
             record.state = "failed"
-            record.error = f"{type(exc).__name__}: {exc}"
+            record.error = f"{type(exc).__name__}: {exception_text(exc)}"
             record.hooks.clear()
             log.warning("Plugin '%s' failed to load and is skipped: %s", record.key, record.error)
         else:

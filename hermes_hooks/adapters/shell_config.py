@@ -367,6 +367,9 @@ class _Reader:
         if not argv or not argv[0]:
             self.warn(event, index, f"command {command!r} names no program; skipped")
             return None
+        if "\0" in command:  # execve cannot pass it: every firing would fail to start
+            self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
+            return None
         claude = None
         if dialect == "claude-code":
             matcher, claude = self.claude_matcher(event, index, raw.get("matcher"), declared)
@@ -433,7 +436,7 @@ class _Reader:
             return None, None
         try:
             return matcher, re.compile(matcher)
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
             self.warn(
                 event,
                 index,

@@ -22,7 +22,7 @@ import json
 import logging
 from typing import Any
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import excerpt, warn_once
 from hermes_hooks.adapters.shell_config import ShellEntry
 from hermes_hooks.adapters.shell_run import STREAM_CAP, RunResult
 
@@ -169,7 +169,7 @@ def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
         return None, False
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting exhausts the recursive parser
         return None, True
     if not isinstance(doc, dict):
         return None, True
@@ -202,7 +202,7 @@ def interpret(entry: ShellEntry, result: RunResult) -> Outcome:
             entry.where,
             entry.command,
             problem,
-            f"; stderr: {stderr[:STDERR_MESSAGE_LIMIT]}" if stderr else "",
+            f"; stderr: {excerpt(stderr, STDERR_MESSAGE_LIMIT)}" if stderr else "",
         )
 
     def closed(reason: str) -> dict[str, Any]:

@@ -45,13 +45,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def check_python_plugins(hooks: Hooks) -> list[Finding]:
-    """Python plugins: every load failure and refused callback is an error."""
+    """Python plugins: every load failure and refused callback is an error; a plugin
+    directory (or its files, or the plugins root) writable by others is a warning."""
+    from pathlib import Path
+
+    from hermes_hooks._perms import loose_paths
     from hermes_hooks.adapters.python import PythonSource
 
     source = hooks.sources.get("python")
     findings: list[Finding] = []
     if not isinstance(source, PythonSource):
         return findings
+    root = hooks.home / "plugins"
+    findings.extend(Finding("warn", f"plugins {root}", p) for p in loose_paths([root]))
     for record in source.records():
         subject = f"plugin {record.key}"
         if record.state == "failed":
@@ -63,6 +69,10 @@ def check_python_plugins(hooks: Hooks) -> list[Finding]:
                 Finding("ok", subject, f"loaded ({', '.join(record.hooks) or 'no hooks'})")
             )
         findings.extend(Finding("error", subject, problem) for problem in record.problems)
+        if record.source in ("directory", "project") and record.path:
+            path = Path(record.path)
+            code = [path, path / "__init__.py", path / "plugin.yaml"]
+            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
     return findings
 
 

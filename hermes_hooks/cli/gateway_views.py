@@ -8,10 +8,13 @@ manifests alone.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._perms import loose_paths
 from hermes_hooks.adapters.gateway import GatewayHookRecord, GatewaySource, survey
 from hermes_hooks.config import safe_mode
+from hermes_hooks.gateway.manifest import HANDLER_FILE, MANIFEST_FILE
 
 if TYPE_CHECKING:
     from hermes_hooks.cli.doctor_cmd import Finding
@@ -83,8 +86,17 @@ def check_gateway_hooks(hooks: Hooks) -> list[Finding]:
         )
     if not records:
         findings.append(Finding("info", "gateway hooks", f"no gateway hooks in {directory}"))
+    findings.extend(
+        Finding("warn", f"gateway hooks {directory}", p) for p in loose_paths([directory])
+    )
     for record in records:
         subject = f"gateway hook {record.key}"
+        code = [
+            Path(record.path),
+            Path(record.path) / MANIFEST_FILE,
+            Path(record.path) / HANDLER_FILE,
+        ]
+        findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
         for problem in record.problems:
             findings.append(Finding(problem.level, subject, _finding_text(problem)))
         if record.state == "loaded":

@@ -16,6 +16,7 @@ import shutil
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_hooks import consent
+from hermes_hooks._perms import loose_paths
 from hermes_hooks.adapters.shell_config import ShellEntry, script_for_command
 from hermes_hooks.adapters.shell_output import Outcome
 
@@ -318,6 +319,10 @@ def check_shell_hooks(hooks: Hooks) -> list[Finding]:
             findings.append(Finding("error", subject, broken))
         else:
             findings.append(Finding("ok", subject, "program found and executable"))
+        script = script_for_command(entry.command)
+        if script is not None and script.exists():  # the script, and where it lives
+            code = [script, script.parent]
+            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
         approval = source.allowlist.find(entry.event, entry.command)
         if approval is None:
             findings.append(

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import exception_text, excerpt, warn_once
 from hermes_hooks._workers import BoundedRunner, Hung, TimedOut
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
@@ -306,7 +306,7 @@ class GatewayEmitter:
                 exc,
             )
             outcome: Outcome = "skipped"
-            detail = str(exc)
+            detail = exception_text(exc)
         except TimedOut:
             how = "cancelled" if hook.is_async else "abandoned on its thread"
             warn_once(
@@ -321,10 +321,10 @@ class GatewayEmitter:
             )
             outcome, detail = "timeout", f"timed out after {self.timeout:g} s ({how})"
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            detail = f"{type(exc).__name__}: {str(exc)[:500]}"
+            detail = f"{type(exc).__name__}: {excerpt(exception_text(exc), 500)}"
             warn_once(
                 log,
-                ("gateway-error", where, type(exc).__name__, str(exc)),
+                ("gateway-error", where, detail),
                 "[hooks] Error in %s (%s) handling %s: %s",
                 hook.name,
                 where,

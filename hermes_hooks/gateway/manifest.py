@@ -75,8 +75,15 @@ def read_manifest(directory: Path) -> Manifest:
     path = manifest.path
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         manifest._refuse(None, f"[hooks] Skipping {directory.name}: cannot read {path} ({exc})")
+        return manifest
+    except RecursionError:  # PyYAML composes nested collections recursively
+        manifest._refuse(
+            None,
+            f"[hooks] Skipping {directory.name}: {path} is nested too deeply to read",
+            "fix the YAML syntax",
+        )
         return manifest
     except yaml.YAMLError as exc:
         detail = " ".join(str(exc).split())

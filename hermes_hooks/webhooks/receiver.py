@@ -130,11 +130,22 @@ def _secrets(secret: Secret | Sequence[Secret]) -> list[Secret]:
 
 def _same(a: str, b: str) -> bool:
     # compare_digest needs ASCII for str; bytes accept anything, still constant-time.
-    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))
+    # surrogatepass: a header holding a lone surrogate is a mismatch, not an error.
+    return hmac.compare_digest(
+        a.encode("utf-8", "surrogatepass"), b.encode("utf-8", "surrogatepass")
+    )
+
+
+def _github_matches(secret: Secret, body: bytes, header: str) -> bool:
+    try:
+        expected = github_signature(secret, body)
+    except UnicodeEncodeError:  # a secret no sender could have signed with
+        return False
+    return _same(expected, header.strip())
 
 
 def _check_github(body: bytes, header: str, secrets: list[Secret]) -> None:
-    if not any(_same(github_signature(s, body), header.strip()) for s in secrets):
+    if not any(_github_matches(s, body, header) for s in secrets):
         raise VerificationError(f"{GITHUB_HEADER} does not match the body")
 
 
@@ -168,7 +179,7 @@ def _check_standard(body: bytes, headers: dict[str, str], secrets: list[Secret])
 def _parse_body(body: bytes) -> dict[str, Any]:
     try:
         payload = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # deep nesting exhausts the recursive parser
         raise VerificationError("the body is not JSON") from None
     if not isinstance(payload, dict):
         raise VerificationError("the body is not a JSON object")
@@ -206,7 +217,10 @@ def verify(
     (seconds, default 300; None disables) bounds the timestamp's distance from ``now``.
     With ``dedupe``, :attr:`Verified.duplicate` tells whether the id was seen before.
     """
-    raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    try:
+        raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    except UnicodeEncodeError:  # a str body holding lone surrogates was never sent
+        raise VerificationError("the body is not UTF-8 text") from None
     lowered = _lower_headers(headers)
     secrets = _secrets(secret)
     github_header = lowered.get(GITHUB_HEADER.lower())
@@ -234,6 +248,10 @@ def verify(
         delivery_id = lowered["webhook-id"]
     else:
         raise ValueError(f"scheme must be 'auto', 'github' or 'standard', not {scheme!r}")
+    try:
+        when = datetime.fromtimestamp(timestamp, timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        raise VerificationError("the timestamp is out of range") from None
     current = time.time() if now is None else now
     if tolerance is not None and abs(current - timestamp) > tolerance:
         raise VerificationError(
@@ -245,7 +263,7 @@ def verify(
         payload=payload,
         event=event if isinstance(event, str) else None,
         delivery_id=delivery_id,
-        timestamp=datetime.fromtimestamp(timestamp, timezone.utc),
+        timestamp=when,
         scheme=scheme,
         duplicate=dedupe.seen(delivery_id, current) if dedupe is not None else False,
     )

@@ -1,0 +1,343 @@
+"""Leaks and bounds: threads, descriptors, memory and processes stay bounded however
+many firings go through, and a timed-out shell hook leaves no process behind.
+
+Sizes follow ``HERMES_ROBUST_SCALE`` (see ``conftest.py``): the normal suite runs a
+fifth of the issue's numbers; ``tox -e leaks`` runs them in full (10,000 bounded
+firings, 1,000 shell firings, 10,000 webhook and gateway events) and prints every
+figure.  No assertion involves time: only counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import hermes_hooks
+from hermes_hooks import _workers, testing
+from hermes_hooks.adapters.outbound import OutboundSource
+from hermes_hooks.gateway.lanes import LANE_CAPACITY
+from hermes_hooks.hooks import Hooks
+from hermes_hooks.webhooks.delivery import DURABLE_CAPACITY, QUEUE_CAPACITY, DurableLane
+from tests.conftest import tool_payload
+from tests.gateway.conftest import write_hook
+from tests.outbound.endpoint import closed_port, wait_until
+from tests.robustness import probe
+from tests.robustness.conftest import scale
+from tests.robustness.resources import (
+    descendants,
+    marked_processes,
+    snapshot,
+    traced_memory,
+    zombie_children,
+)
+from tests.shell.conftest import approve, write_script
+
+KIB = 1024
+
+
+@contextmanager
+def counted_logs(*names: str) -> Iterator[dict[str, int]]:
+    """Count records per level without keeping them (pytest's capture would hold
+    thousands of records and read as a leak); the redaction filter still runs."""
+    counts: dict[str, int] = {}
+
+    class Counter(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            counts[record.levelname] = counts.get(record.levelname, 0) + 1
+
+    handler = Counter(logging.DEBUG)
+    loggers = [logging.getLogger(name) for name in names]
+    saved = [(logger.propagate, logger.level) for logger in loggers]
+    for logger in loggers:
+        logger.propagate = False
+        logger.setLevel(logging.DEBUG)
+        logger.addHandler(handler)
+    try:
+        yield counts
+    finally:
+        for logger, (propagate, level) in zip(loggers, saved, strict=True):
+            logger.removeHandler(handler)
+            logger.propagate = propagate
+            logger.setLevel(level)
+
+
+# -- bounded plugin callbacks ----------------------------------------------------------
+
+
+def _register_fast_slow_hung(hooks: Hooks) -> threading.Event:
+    release = probe.gate("leak-hung")
+
+    def fast(**kwargs: Any) -> None:
+        return None
+
+    def slow(**kwargs: Any) -> dict[str, Any]:
+        time.sleep(0.0005)  # well inside the limit: it always answers
+        return {"action": "modify", "args": {"checked": True}}
+
+    def hung(**kwargs: Any) -> None:
+        release.wait()
+
+    hooks.manager.register_callback("pre_tool_call", fast, owner="a-fast")
+    hooks.manager.register_callback("pre_tool_call", slow, owner="b-slow")
+    hooks.manager.register_callback("pre_tool_call", hung, owner="c-hung")
+    return release
+
+
+@pytest.mark.parametrize("suppression", ["D-14 window", "no window"])
+def test_bounded_firings_with_a_fast_a_slow_and_a_hung_callback_stay_bounded(
+    make_hooks: Callable[..., Hooks],
+    monkeypatch: pytest.MonkeyPatch,
+    figures: dict[str, object],
+    suppression: str,
+) -> None:
+    # "no window" sets the 60 s suppression to 0, so every firing tries the hung
+    # callback again: the abandoned-worker cap (3) is then what bounds the threads.
+    if suppression == "no window":
+        monkeypatch.setattr(_workers, "SUPPRESSION_SECONDS", 0.0)
+    firings = scale(2_000, 10_000)
+    hooks = make_hooks(timeout=0.05)
+    release = _register_fast_slow_hung(hooks)
+    messages: set[str | None] = set()
+    try:
+        with traced_memory(), counted_logs("hermes_hooks"):
+            for i in range(100):  # warm-up: pools, caches, the first abandonment
+                hooks.pre_tool_call(**tool_payload(tool_call_id=f"warm-{i}"))
+            before = snapshot()
+            for i in range(firings):
+                decision = hooks.pre_tool_call(**tool_payload(tool_call_id=f"call-{i}"))
+                messages.add(decision.message)
+            after = snapshot()
+    finally:
+        release.set()
+    figures.update(firings=firings, before=before.line(), after=after.line())
+    assert messages == {"pre_tool_call plugin callback timed out or is still running"}
+    assert after.threads - before.threads <= _workers.ABANDONED_CAP - 1
+    assert after.fds == before.fds
+    assert after.traced_kib - before.traced_kib < 512
+
+
+def test_distinct_huge_failure_messages_do_not_pin_memory(
+    make_hooks: Callable[..., Hooks], figures: dict[str, object]
+) -> None:
+    firings = scale(2_000, 10_000)
+    hooks = make_hooks(timeout=5.0)
+
+    def chatty(tool_call_id: str, **kwargs: Any) -> None:
+        raise ValueError(tool_call_id + "x" * 10_000)  # a new 10 KB message every time
+
+    hooks.manager.register_callback("post_tool_call", chatty, owner="chatty")
+    with traced_memory(), counted_logs("hermes_hooks") as logged:
+        for i in range(100):
+            testing.fire(hooks, "post_tool_call", tool_call_id=f"warm-{i}")
+        before = snapshot()
+        for i in range(firings):
+            testing.fire(hooks, "post_tool_call", tool_call_id=f"call-{i}")
+        after = snapshot()
+    figures.update(firings=firings, before=before.line(), after=after.line(), logs=logged)
+    assert logged["WARNING"] == 100 + firings  # each distinct message warned once
+    assert after.traced_kib - before.traced_kib < 4 * KIB  # not firings x 10 KB
+
+
+# -- shell hooks ---------------------------------------------------------------------------
+
+
+HANG_SCRIPT = """#!{python}
+import os, sys, time
+sys.stdin.buffer.read()
+if os.fork() == 0:  # a helper in the hook's process group, same command line
+    time.sleep(300)
+    os._exit(0)
+time.sleep(300)
+"""
+FAST_SCRIPT = """#!/bin/sh
+cat >/dev/null
+echo '{{"action": "approve", "message": "ok"}}'
+"""
+
+
+def test_shell_firings_with_timeouts_leave_no_child_zombie_or_orphan(
+    home: Path, tmp_path: Path, figures: dict[str, object]
+) -> None:
+    marker = f"hermes-robust-{uuid.uuid4().hex[:12]}"
+    where = tmp_path / marker  # every hook's command line holds the marker
+    fast = write_script(where / "fast.sh", FAST_SCRIPT.format())
+    hang = write_script(where / "hang.py", HANG_SCRIPT.format(python=sys.executable))
+    config = {
+        "hooks": {
+            "pre_tool_call": [
+                {"command": str(fast), "timeout": 30},
+                {"command": str(hang), "matcher": "hang_tool", "timeout": 1},
+            ]
+        }
+    }
+    (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    approve(home, "pre_tool_call", str(fast))
+    approve(home, "pre_tool_call", str(hang))
+    firings = scale(100, 1_000)
+    hanging = scale(8, 50)  # every (firings // hanging)-th firing reaches its timeout
+    step = firings // hanging
+    hooks = hermes_hooks.load(home, entry_points=False)
+    before = snapshot(orphans=len(marked_processes(marker)))
+    answers: dict[int, tuple[str, str | None]] = {}
+    lock = threading.Lock()
+
+    def worker(offset: int) -> None:
+        for i in range(offset, firings, 8):
+            tool = "hang_tool" if i % step == 0 else "terminal"
+            decision = hooks.pre_tool_call(**tool_payload(tool_name=tool, tool_call_id=f"c{i}"))
+            with lock:
+                answers[i] = (decision.action, decision.message)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    with counted_logs("hermes_hooks"):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    hooks.close()
+    # SIGKILL is immediate, but the kernel tears processes down asynchronously: wait
+    # (bounded) until they are gone, then count.
+    wait_until(lambda: not marked_processes(marker) and not descendants(), timeout=30)
+    after = snapshot(orphans=len(marked_processes(marker)))
+    figures.update(
+        firings=firings,
+        timed_out=len(range(0, firings, step)),
+        before=before.line(),
+        after=after.line(),
+    )
+    assert set(answers.values()) == {("approve", "ok")}  # timeouts fail open, fast answers
+    assert len(answers) == firings
+    assert after.children == 0 and after.zombies == 0 and zombie_children() == []
+    assert after.extra["orphans"] == 0
+    assert after.fds == before.fds
+
+
+# -- outbound webhooks -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("durable", [False, True], ids=["memory-lane", "durable-lane"])
+def test_events_to_a_dead_endpoint_stay_within_the_queue_caps(
+    home: Path, figures: dict[str, object], durable: bool
+) -> None:
+    events = scale(2_000, 10_000)
+    url = f"http://127.0.0.1:{closed_port()}/hook"  # connections are refused
+    target = {
+        "name": "dead",
+        "url": url,
+        "events": ["post_tool_call"],
+        "durable": durable,
+        "retry_schedule": [0.05],  # fail fast, so the warm-up sees whole failure cycles
+    }
+    (home / "config.yaml").write_text(
+        yaml.safe_dump({"hooks": {"outbound": [target]}}), encoding="utf-8"
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    source = hooks.sources["outbound"]
+    assert isinstance(source, OutboundSource)
+    lane = source.lanes[0]
+    warm = QUEUE_CAPACITY + 50  # past the cap: from here on memory must stay flat
+    with traced_memory(), counted_logs("hermes_hooks") as logged:
+        for _ in range(warm):
+            testing.fire(hooks, "post_tool_call")
+        # One-time costs (httpcore imports lazily on the first request) belong to the
+        # warm-up: wait until the worker has been through a few failed attempts.
+        wait_until(lambda: lane.stats.attempts >= 4)
+        before = snapshot()
+        for _ in range(events):
+            testing.fire(hooks, "post_tool_call")
+        with lane._cond:  # one consistent reading of the lane's books
+            queued, in_flight = len(lane._items), int(lane._in_flight)
+            dropped, failed = lane.stats.dropped, lane.stats.failed
+        after = snapshot(queued=queued, dropped=dropped, failed=failed)
+    if isinstance(lane, DurableLane):  # before close, which closes the outbox
+        stored = lane.outbox.count(target="dead")
+        pending = lane.outbox.count(target="dead", state="pending")
+    hooks.close(0.5)
+    figures.update(events=events, before=before.line(), after=after.line(), logs=logged)
+    assert after.threads - before.threads <= 1  # one worker per lane, started at most once
+    if durable:  # on disk, not in memory: every event is in the outbox or dropped
+        assert stored + dropped == warm + events
+        assert pending <= DURABLE_CAPACITY
+        assert queued == 0
+    else:  # D-81: 256 pending at most; every event is queued, failed or dropped
+        assert queued <= QUEUE_CAPACITY
+        assert warm + events <= dropped + failed + queued + in_flight <= warm + events + 1
+        assert dropped >= events - failed - QUEUE_CAPACITY
+        assert logged.get("WARNING", 0) <= 3  # warned once per kind, not per event
+    assert after.traced_kib - before.traced_kib < 128  # flat: nothing grows per event
+
+
+# -- gateway lanes and stream lanes ------------------------------------------------------------
+
+
+def test_events_to_a_stuck_gateway_hook_stay_within_its_lane(
+    home: Path, figures: dict[str, object]
+) -> None:
+    write_hook(
+        home / "hooks",
+        "stuck",
+        ("agent:*",),
+        "import asyncio\n"
+        "async def handle(event_type, context):\n"
+        "    await asyncio.Event().wait()  # never set: stuck until cancelled\n",
+    )
+    (home / "config.yaml").write_text("plugins: {hook_callback_timeout: 0}\n", encoding="utf-8")
+    hooks = hermes_hooks.load(home, surface="gateway", entry_points=False)
+    events = scale(2_000, 10_000)
+
+    async def flood() -> tuple[Any, Any, int]:
+        context = {"platform": "telegram", "user_id": "u", "message": "m" * 200}
+        for _ in range(LANE_CAPACITY + 50):  # past the cap: memory must stay flat
+            await hooks.gateway.emit("agent:step", context)
+        await asyncio.sleep(0)
+        first = snapshot()
+        for _ in range(events):
+            await hooks.gateway.emit("agent:step", context)
+        lane = hooks.gateway.hooks[0].lane
+        assert lane is not None
+        return first, snapshot(pending=len(lane._pending)), len(lane._pending)
+
+    with traced_memory(), counted_logs("gateway.hooks", "hermes_hooks") as logged:
+        before, after, pending = asyncio.run(flood())
+    hooks.close(0.5)
+    figures.update(events=events, before=before.line(), after=after.line(), logs=logged)
+    assert pending <= LANE_CAPACITY  # D-01: 256 pending at most
+    assert logged["WARNING"] >= events - LANE_CAPACITY  # each drop is warned (D-01)
+    assert after.threads == before.threads
+    assert after.traced_kib - before.traced_kib < 128
+
+
+def test_events_to_a_stuck_stream_observer_stay_within_its_queue(
+    make_hooks: Callable[..., Hooks], figures: dict[str, object]
+) -> None:
+    hooks = make_hooks()
+    release = probe.gate("leak-stream")
+    hooks.manager.register_callback("on_stream_delta", lambda **kw: release.wait(), owner="stuck")
+    events = scale(4_000, 10_000)
+    try:
+        with traced_memory(), counted_logs("hermes_hooks"):
+            for _ in range(1100):  # past the queue size: the deque is at its cap
+                testing.fire(hooks, "on_stream_delta")
+            before = snapshot()
+            for _ in range(events):
+                testing.fire(hooks, "on_stream_delta")
+            lane = hooks.dispatcher.lane("stuck")
+            assert lane is not None
+            after = snapshot(pending=lane.pending, dropped=lane.dropped)
+    finally:
+        release.set()
+    figures.update(events=events, before=before.line(), after=after.line())
+    assert lane.pending <= 1024  # D-61
+    assert after.threads == before.threads
+    assert after.traced_kib - before.traced_kib < 256
