@@ -30,10 +30,8 @@ gateway emitter)::
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks.host.gateway import (
@@ -44,27 +42,22 @@ from hermes_hooks.host.gateway import (
     TranscriptStore,
     command_decision,
 )
+from hermes_hooks.host.model_calls import ModelCalls
 from hermes_hooks.host.payloads import (
     GATEWAY_TEXT_LIMIT,
-    assistant_message,
     builtin_classification,
-    cap_output,
-    request_messages,
-    sanitise,
-    terminal_result,
 )
 from hermes_hooks.host.recording import (
     RESET_COMMANDS,
-    AssistantLine,
     Exchange,
     Header,
-    ModelStep,
     Recording,
-    ToolCall,
     slash_command,
 )
+from hermes_hooks.host.state import SessionState, TurnState
 from hermes_hooks.host.timeline import Step, Timeline
-from hermes_hooks.host.tools import RecordedToolRunner, ToolOutcome, ToolRunner
+from hermes_hooks.host.tool_calls import ToolCalls
+from hermes_hooks.host.tools import RecordedToolRunner, ToolRunner
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -103,31 +96,7 @@ def read_max_verify_nudges(config: dict[str, Any]) -> int:
     return value
 
 
-@dataclass
-class _Session:
-    """The live session of the host: its id, transcript and turn count."""
-
-    session_id: str
-    history: list[dict[str, Any]] = field(default_factory=list)
-    turns: int = 0
-
-
-@dataclass
-class _Turn:
-    """Per-turn counters and correlation ids."""
-
-    number: int
-    turn_id: str
-    user_message: str
-    api_calls: int = 0
-    retries: int = 0
-    iteration: int = 0
-    api_request_id: str = ""
-    changed: set[str] = field(default_factory=set)
-    streamed: bool = False
-
-
-class ReferenceHost:
+class ReferenceHost(ModelCalls, ToolCalls):
     """Drives recordings through the hooks of one loaded :class:`~hermes_hooks.hooks.Hooks`.
 
     ``runner`` executes tool calls (default: the recorded results); ``approve`` is the
@@ -177,7 +146,7 @@ class ReferenceHost:
         )
         self.timeline = timeline
         self.recording = recording
-        self.session = _Session(header.session_id)
+        self.session = SessionState(header.session_id)
         self._resets = 0
         self._turns = 0
         unsubscribe = self.hooks.subscribe(timeline.listen)
@@ -368,7 +337,7 @@ class ReferenceHost:
         if gateway:
             finalize.update(old_session_id=old, new_session_id=new)
             reset.update(old_session_id=old, new_session_id=new)
-        self.session = _Session(new)  # the replacement exists before the hooks run
+        self.session = SessionState(new)  # the replacement exists before the hooks run
         self._fire("on_session_finalize", finalize)
         self._fire("on_session_reset", reset)
         self._emit("session:reset", {**self._gateway_base(), "session_key": self._session_key})
@@ -392,7 +361,7 @@ class ReferenceHost:
         summary.turns += 1
         self._turns += 1
         new_session = session.turns == 0
-        turn = _Turn(self._turns, f"{session.session_id}:turn-{session.turns + 1}", text)
+        turn = TurnState(self._turns, f"{session.session_id}:turn-{session.turns + 1}", text)
         entry = self.timeline.entry
         if new_session:
             self._emit(
@@ -493,7 +462,7 @@ class ReferenceHost:
         entry.response = delivered
         entry.exit_reason = exit_reason
 
-    def _loop(self, exchange: Exchange, turn: _Turn) -> tuple[str | None, str, bool, bool]:
+    def _loop(self, exchange: Exchange, turn: TurnState) -> tuple[str | None, str, bool, bool]:
         """The tool-calling loop; returns (final response, exit reason, interrupted, failed)."""
         entry = self.timeline.entry
         steps = exchange.steps
@@ -551,379 +520,9 @@ class ReferenceHost:
         entry.notes.append("the recording ends inside this turn")
         return None, "interrupted_by_system(recording_ended)", True, False
 
-    # -- one provider attempt ----------------------------------------------------------
-
-    def _model_call(self, answer: AssistantLine, turn: _Turn) -> bool:
-        """Fire the API (and streaming) hooks of one attempt; False if it failed."""
-        header = self._header
-        session = self.session
-        turn.api_calls += 1
-        turn.api_request_id = f"{turn.turn_id}:api-{turn.api_calls}"
-        sent = request_messages(session.history)
-        started = time.time()
-        request = sanitise(
-            {
-                "model": header.model,
-                "messages": sent,
-                "max_tokens": header.max_tokens,
-                "tools": list(header.tools),
-                "stream": self._stream or answer.stream,
-            }
-        )
-        common = {
-            "task_id": session.session_id,
-            "turn_id": turn.turn_id,
-            "api_request_id": turn.api_request_id,
-            "session_id": session.session_id,
-            "platform": header.platform,
-            "model": header.model,
-            "provider": header.provider,
-            "base_url": header.base_url,
-            "api_mode": header.api_mode,
-            "api_call_count": turn.api_calls,
-        }
-        char_count = len(json.dumps(sent, ensure_ascii=False))
-        group = f"model call {turn.api_calls} (iteration {turn.iteration})"
-        self._fire(
-            "pre_api_request",
-            {
-                **common,
-                "user_message": turn.user_message,
-                "conversation_history": copy.deepcopy(session.history),
-                "retry_count": turn.retries,
-                "request_messages": sent,
-                "message_count": len(sent),
-                "tool_count": len(header.tools),
-                "approx_input_tokens": char_count // 4,
-                "request_char_count": char_count,
-                "max_tokens": header.max_tokens,
-                "started_at": started,
-                "middleware_trace": [],
-                "request": request,
-            },
-            group=group,
-        )
-        streaming = self._stream or answer.stream
-        if streaming:
-            self._stream_hooks(answer, turn, group)
-        ended = time.time()
-        duration = answer.duration if answer.duration is not None else ended - started
-        error = answer.error
-        if error is not None:
-            self.timeline.summary.api_errors += 1
-            reason, retryable = builtin_classification(error)
-            _, step = self._fire(
-                "api_request_error",
-                {
-                    **common,
-                    "api_duration": duration,
-                    "started_at": started,
-                    "ended_at": ended,
-                    "status_code": error.status_code,
-                    "retry_count": turn.retries,
-                    "max_retries": header.max_retries,
-                    "retryable": retryable,
-                    "reason": reason,
-                    "error": error.message,
-                    "request": request,
-                },
-                group=group,
-                notable=True,
-                outcome=f"{error.status_code or '-'} {reason}: {error.message}",
-            )
-            claimed, step = self._fire(
-                "transform_api_error_classification",
-                {
-                    "provider": header.provider,
-                    "model": header.model,
-                    "status_code": error.status_code,
-                    "error_type": error.type,
-                    "error_code": error.code,
-                    "error_message": error.message,
-                    "error_body": error.body,
-                    "error": {"message": error.message, "status_code": error.status_code},
-                    "approx_tokens": char_count // 4,
-                    "context_length": header.context_length,
-                    "num_messages": len(sent),
-                },
-                group=group,
-            )
-            if claimed is not None:
-                step.outcome, step.notable = f"classified as {claimed.reason}", True
-            turn.retries += 1
-            return False
-        turn.retries = 0
-        message = assistant_message(answer)
-        self._fire(
-            "post_api_request",
-            {
-                **common,
-                "api_duration": duration,
-                "started_at": started,
-                "ended_at": ended,
-                "finish_reason": answer.finish_reason
-                or ("tool_calls" if answer.tool_calls else "stop"),
-                "message_count": len(sent),
-                "response_model": header.model,
-                "response": sanitise(
-                    {"model": header.model, "message": message, "usage": answer.usage}
-                ),
-                "usage": answer.usage,
-                "assistant_message": message,
-                "assistant_content_chars": len(answer.text),
-                "assistant_tool_call_count": len(answer.tool_calls),
-            },
-            group=group,
-        )
-        self.session.history.append(message)
-        if answer.text and answer.tool_calls:
-            self._fire(
-                "on_interim_message",
-                {**self._stream_common(turn), "text": answer.text, "already_streamed": streaming},
-                group=group,
-            )
-        return True
-
-    def _stream_common(self, turn: _Turn) -> dict[str, Any]:
-        header = self._header
-        return {
-            "turn_id": turn.turn_id,
-            "iteration": turn.iteration,
-            "session_id": self.session.session_id,
-            "model": header.model,
-            "provider": header.provider,
-            "surface": header.platform,
-        }
-
-    def _stream_hooks(self, answer: AssistantLine, turn: _Turn, group: str) -> None:
-        common = self._stream_common(turn)
-        self._fire("on_stream_start", dict(common), group=group)
-        if answer.error is None:
-            if answer.reasoning:
-                self._fire(
-                    "on_stream_delta",
-                    {**common, "delta": answer.reasoning, "kind": "reasoning"},
-                    group=group,
-                )
-            for delta in answer.deltas if answer.deltas is not None else _deltas(answer.text):
-                self._fire(
-                    "on_stream_delta", {**common, "delta": delta, "kind": "text"}, group=group
-                )
-        self._fire(
-            "on_stream_end",
-            {
-                **common,
-                "final_text": answer.text,
-                "finished": answer.error is None,
-                "error": answer.error.message if answer.error is not None else None,
-            },
-            group=group,
-        )
-
-    # -- tool calls --------------------------------------------------------------------
-
-    def _tool_calls(self, step: ModelStep, turn: _Turn) -> bool:
-        """Run every call of ``step``; False when the turn is interrupted at a call the
-        recording has no result for."""
-        names = []
-        for call in step.assistant.tool_calls:
-            if call.id not in step.results:
-                self.timeline.entry.notes.append(
-                    f"interrupted before tool call {call.id} ({call.name}) finished"
-                )
-                return False
-            self._tool_call(step, call, turn)
-            names.append(call.name)
-        self._emit(
-            "agent:step",
-            {
-                **self._gateway_base(),
-                "session_id": self.session.session_id,
-                "iteration": turn.iteration,
-                "tool_names": names,
-            },
-        )
-        return True
-
-    def _tool_call(self, step: ModelStep, call: ToolCall, turn: _Turn) -> None:
-        summary = self.timeline.summary
-        summary.tool_calls += 1
-        session = self.session
-        group = f"tool {call.name} {call.id} {_args_text(call.arguments)}"
-        ids = {
-            "task_id": session.session_id,
-            "session_id": session.session_id,
-            "tool_call_id": call.id,
-            "turn_id": turn.turn_id,
-            "api_request_id": turn.api_request_id,
-        }
-        decision, pre = self._fire(
-            "pre_tool_call",
-            {
-                "tool_name": call.name,
-                "args": copy.deepcopy(call.arguments),
-                **ids,
-                "middleware_trace": [],
-            },
-            group=group,
-        )
-        args = decision.args
-        if decision.modified:
-            summary.args_modified += 1
-            pre.outcome, pre.notable = f"args modified: {_args_text(args)}", True
-        blocked: str | None = None
-        if decision.action == "block":
-            blocked = decision.message or ""
-        if decision.action == "approve":
-            pre.outcome, pre.notable = "approval requested", True
-            blocked = self._approval(call, args, decision, turn, group)
-        if blocked is not None:
-            summary.calls_blocked += 1
-            pre.outcome, pre.notable = f"BLOCKED: {blocked}", True
-            result = json.dumps({"error": blocked}, ensure_ascii=False)
-            _, post = self._fire(
-                "post_tool_call",
-                {
-                    "tool_name": call.name,
-                    "args": copy.deepcopy(args),
-                    "result": result,
-                    **ids,
-                    "duration_ms": 0,
-                    "status": "blocked",
-                    "error_type": "plugin_block",
-                    "error_message": blocked,
-                    "middleware_trace": [],
-                },
-                group=group,
-            )
-            post.detail = "(blocked: the tool did not run; no transform_tool_result, D-26)"
-            session.history.append({"role": "tool", "tool_call_id": call.id, "content": result})
-            return
-        outcome, result, duration_ms = self._run_tool(step, call, args, turn, group)
-        error_type = "tool_error" if outcome.status == "error" else None
-        error_message = (outcome.error or result) if outcome.status == "error" else None
-        if outcome.status == "ok":
-            turn.changed.update(outcome.changed_paths)
-        after = {
-            "tool_name": call.name,
-            "args": args,
-            "result": result,
-            **ids,
-            "duration_ms": duration_ms,
-            "status": outcome.status,
-            "error_type": error_type,
-            "error_message": error_message,
-        }
-        self._fire(
-            "post_tool_call",
-            {**copy.deepcopy(after), "middleware_trace": []},
-            group=group,
-            detail=f"({outcome.status}, {duration_ms} ms)",
-        )
-        replaced, transform = self._fire("transform_tool_result", copy.deepcopy(after), group=group)
-        if replaced is not None:
-            summary.results_transformed += 1
-            transform.outcome, transform.notable = f"result replaced: {replaced!r}"[:120], True
-            result = replaced
-        session.history.append({"role": "tool", "tool_call_id": call.id, "content": result})
-
-    def _approval(
-        self, call: ToolCall, args: dict[str, Any], decision: Any, turn: _Turn, group: str
-    ) -> str | None:
-        """Ask the approval gate (the ``--approve`` policy); the block message or None."""
-        summary = self.timeline.summary
-        summary.approvals_requested += 1
-        command = args.get("command") if isinstance(args.get("command"), str) else None
-        request = {
-            "command": command or f"{call.name} {json.dumps(args, ensure_ascii=False)}",
-            "description": decision.message or f"plugin approval required for {call.name}",
-            "pattern_key": decision.rule_key or call.name,
-            "pattern_keys": [decision.rule_key or call.name],
-            "session_key": self._session_key,
-            "surface": self.surface,
-            "turn_id": turn.turn_id,
-            "tool_call_id": call.id,
-        }
-        self._fire("pre_approval_request", dict(request), group=group)
-        choice = "once" if self.approve == "allow" else "deny"
-        _, step = self._fire("post_approval_response", {**request, "choice": choice}, group=group)
-        step.outcome, step.notable = f"--approve {self.approve}: {choice}", True
-        if choice == "deny":
-            summary.approvals_denied += 1
-            return f"BLOCKED: plugin approval required for {call.name}"  # D-22
-        return None
-
-    def _run_tool(
-        self, step: ModelStep, call: ToolCall, args: dict[str, Any], turn: _Turn, group: str
-    ) -> tuple[ToolOutcome, str, int]:
-        """Run the tool (with its children and the terminal transform); return the
-        outcome, the result string and ``duration_ms``."""
-        session = self.session
-        children = self.runner.subagents(step, call, args) if call.name == "delegate_task" else []
-        for child in children:
-            self._fire(
-                "subagent_start",
-                {
-                    "parent_session_id": session.session_id,
-                    "parent_turn_id": turn.turn_id,
-                    "parent_subagent_id": None,
-                    "child_session_id": child.child_session_id,
-                    "child_subagent_id": child.child_subagent_id,
-                    "child_role": child.role,
-                    "child_goal": child.goal,
-                },
-                group=group,
-            )
-        started = time.perf_counter()
-        outcome = self.runner.run(step, call, args)
-        measured = int((time.perf_counter() - started) * 1000)
-        for child in children:  # after every child finished (as_completed drained)
-            self._fire(
-                "subagent_stop",
-                {
-                    "parent_session_id": session.session_id,
-                    "parent_turn_id": turn.turn_id,
-                    "child_session_id": child.child_session_id,
-                    "child_role": child.role,
-                    "child_summary": child.summary,
-                    "child_status": child.status,
-                    "tool_call_history": copy.deepcopy(child.tool_call_history),
-                    "duration_ms": child.duration_ms,
-                },
-                group=group,
-            )
-        if call.name == "terminal" and outcome.output is not None:
-            output = outcome.output
-            returncode = outcome.returncode or 0
-            if not outcome.background:
-                replaced, transform = self._fire(
-                    "transform_terminal_output",
-                    {
-                        "command": str(args.get("command", "")),
-                        "output": output,
-                        "returncode": returncode,
-                        "task_id": session.session_id,
-                        "env_type": self._header.env_type,
-                    },
-                    group=group,
-                )
-                if replaced is not None:
-                    self.timeline.summary.terminal_outputs_transformed += 1
-                    transform.outcome, transform.notable = "output replaced", True
-                    output = replaced
-            result = terminal_result(cap_output(output), returncode)
-        else:
-            result = outcome.content if outcome.content is not None else ""
-            if outcome.status == "error" and outcome.content is None:
-                result = json.dumps({"error": outcome.error or "tool error"}, ensure_ascii=False)
-        duration = outcome.duration_ms if outcome.duration_ms is not None else measured
-        if outcome.error is not None and outcome.status == "error":
-            self.timeline.entry.notes.append(f"tool call {call.id} ({call.name}): {outcome.error}")
-        return outcome, result, duration
-
     # -- pre_verify --------------------------------------------------------------------
 
-    def _verify(self, response: str, turn: _Turn, nudges: int) -> str | None:
+    def _verify(self, response: str, turn: TurnState, nudges: int) -> str | None:
         """Fire ``pre_verify`` at a would-be final response of a turn that edited files;
         return the nudge message, or None to deliver (D-35, D-36)."""
         if not turn.changed or not self.hooks.has_callbacks("pre_verify"):
@@ -956,27 +555,6 @@ class ReferenceHost:
 
 def _stopped(interrupt: Any, reason: str) -> str:
     return reason if interrupt is not None else "interrupted_by_system(recording_ended)"
-
-
-def _deltas(text: str) -> list[str]:
-    """Split a recorded response into word-sized streaming deltas (whitespace kept)."""
-    if not text:
-        return []
-    pieces: list[str] = []
-    current = ""
-    for char in text:
-        current += char
-        if char.isspace():
-            pieces.append(current)
-            current = ""
-    if current:
-        pieces.append(current)
-    return pieces
-
-
-def _args_text(args: dict[str, Any], limit: int = 70) -> str:
-    text = json.dumps(args, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def delivery_stats(hooks: Any) -> dict[str, int] | None:
