@@ -68,11 +68,13 @@ _SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
 class _Plan:
     """What a firing of one hook needs to know up front, computed once per hook."""
 
-    __slots__ = ("aggregator", "contract", "declared", "maybe_containers")
+    __slots__ = ("aggregator", "bounded", "contract", "declared", "maybe_containers", "queued")
 
     def __init__(self, contract: Contract) -> None:
         self.contract = contract
         self.aggregator = AGGREGATORS[contract.selection]
+        self.bounded = contract.policy.bounded
+        self.queued = contract.policy.thread is Thread.QUEUE
         #: Fields whose catalogue type admits a dict or list: the only declared fields
         #: whose values need a per-callback copy (D-09, D-21).
         self.maybe_containers = tuple(
@@ -237,10 +239,10 @@ class Dispatcher:
         callbacks = self.manager.callbacks(contract.name)
         if not callbacks:
             return
-        if contract.policy.thread is Thread.QUEUE:
+        if plan.queued:
             self._enqueue_all(plan, aggregator.current, callbacks)
             return
-        bounded = self.timeout > 0 and contract.policy.bounded
+        bounded = plan.bounded and self.timeout > 0
         listeners = self._listeners
         current: dict[str, Any] | None = None
         copies: dict[str, bool] = {}
