@@ -14,8 +14,9 @@ timeouts, process groups, ``fail_closed``).
   top-level ``hooks_claude_tools:`` key of ``config.yaml``.
 * **Input** (:func:`input_document`): the stdin JSON Claude Code sends, plus
   ``CLAUDE_PROJECT_DIR`` in the environment.
-* **Output** (:func:`~hermes_hooks.adapters.claude_code_output.interpret`): Claude's exit codes, plain-text context and JSON
-  fields, turned into the canonical directives of ``_select``.
+* **Output** (:func:`~hermes_hooks.adapters.claude_code_output.interpret`): Claude's
+  exit codes, plain-text context and JSON fields, turned into the canonical directives
+  of ``_select``.
 * **Matchers** (:func:`compile_matcher`): Claude's rules (``*``; exact names or lists;
   otherwise an unanchored regular expression), applied to Claude's tool name.
 
