@@ -26,6 +26,7 @@ import yaml
 import hermes_hooks
 from hermes_hooks import _workers, testing
 from hermes_hooks.adapters.outbound import OutboundSource
+from hermes_hooks.adapters.shell_run import run_command
 from hermes_hooks.gateway.lanes import LANE_CAPACITY
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.webhooks.delivery import DURABLE_CAPACITY, QUEUE_CAPACITY, DurableLane
@@ -185,7 +186,7 @@ def test_shell_firings_with_timeouts_leave_no_child_zombie_or_orphan(
     approve(home, "pre_tool_call", str(fast))
     approve(home, "pre_tool_call", str(hang))
     firings = scale(100, 1_000)
-    hanging = scale(8, 50)  # every (firings // hanging)-th firing reaches its timeout
+    hanging = scale(4, 50)  # every (firings // hanging)-th firing reaches its timeout
     step = firings // hanging
     hooks = hermes_hooks.load(home, entry_points=False)
     before = snapshot(orphans=len(marked_processes(marker)))
@@ -223,6 +224,41 @@ def test_shell_firings_with_timeouts_leave_no_child_zombie_or_orphan(
     assert after.fds == before.fds
 
 
+HANG_SH = """#!/bin/sh
+( while :; do sleep 1; done ) &
+exec sleep 300
+"""
+
+
+def test_every_timed_out_run_takes_its_whole_process_group_down(
+    tmp_path: Path, figures: dict[str, object]
+) -> None:
+    # The runner itself, with a timeout below the config's 1 s minimum, so the issue's
+    # thousand firings can *all* time out: each leaves a looping helper (a subshell,
+    # whose command line holds the marker) and a sleeping child behind.
+    marker = f"hermes-robust-{uuid.uuid4().hex[:12]}"
+    script = write_script(tmp_path / marker / "hang.sh", HANG_SH)
+    runs = scale(100, 1_000)
+    before = snapshot(orphans=len(marked_processes(marker)))
+    outcomes: list[bool] = []
+
+    def worker(count: int) -> None:
+        for _ in range(count):
+            outcomes.append(run_command((str(script),), b"{}", 0.05).timed_out)
+
+    threads = [threading.Thread(target=worker, args=(runs // 8,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wait_until(lambda: not marked_processes(marker) and not descendants(), timeout=30)
+    after = snapshot(orphans=len(marked_processes(marker)))
+    figures.update(runs=len(outcomes), before=before.line(), after=after.line())
+    assert outcomes == [True] * (runs // 8 * 8)
+    assert (after.children, after.zombies, after.extra["orphans"]) == (0, 0, 0)
+    assert after.fds == before.fds
+
+
 # -- outbound webhooks -----------------------------------------------------------------------
 
 
@@ -230,7 +266,8 @@ def test_shell_firings_with_timeouts_leave_no_child_zombie_or_orphan(
 def test_events_to_a_dead_endpoint_stay_within_the_queue_caps(
     home: Path, figures: dict[str, object], durable: bool
 ) -> None:
-    events = scale(2_000, 10_000)
+    # durable events are SQLite inserts: fewer of them in the normal suite
+    events = scale(500 if durable else 2_000, 10_000)
     url = f"http://127.0.0.1:{closed_port()}/hook"  # connections are refused
     target = {
         "name": "dead",

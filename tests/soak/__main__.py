@@ -24,13 +24,14 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 import hermes_hooks
-from hermes_hooks import testing
 from hermes_hooks.consent import Allowlist
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.synthetic import synthetic_payload
 from tests.outbound.endpoint import Endpoint, closed_port
 from tests.robustness.resources import marked_processes, snapshot
 
@@ -104,6 +105,14 @@ def build_home(root: Path, marker: str, live: str, dead: str) -> Path:
     return home
 
 
+def fire(hooks: Hooks, event: str, **fields: Any) -> Any:
+    """Fire ``event`` with a synthetic payload overridden by ``fields`` (as the pytest
+    plugin's ``fire``, without needing pytest)."""
+    payload = synthetic_payload(event, tool_name=fields.get("tool_name"))
+    payload.update(fields)
+    return getattr(hooks, event)(**payload)
+
+
 class Counts:
     """What one soak did, per system."""
 
@@ -120,15 +129,15 @@ def cycle(hooks: Hooks, loop: asyncio.AbstractEventLoop, n: int, counts: Counts)
     """One mixed cycle (see the module docstring)."""
     call = f"c{n}"
     command = "rm -rf build" if n % 7 == 0 else "ls"
-    testing.fire(hooks, "pre_tool_call", tool_call_id=call, args={"command": command})
-    testing.fire(hooks, "post_tool_call", tool_call_id=call)
-    testing.fire(hooks, "transform_tool_result", tool_call_id=call, result=" out ")
-    testing.fire(hooks, "pre_llm_call", session_id=f"s{n}")
-    testing.fire(hooks, "on_stream_start")
+    fire(hooks, "pre_tool_call", tool_call_id=call, args={"command": command})
+    fire(hooks, "post_tool_call", tool_call_id=call)
+    fire(hooks, "transform_tool_result", tool_call_id=call, result=" out ")
+    fire(hooks, "pre_llm_call", session_id=f"s{n}")
+    fire(hooks, "on_stream_start")
     for i in range(10):
-        testing.fire(hooks, "on_stream_delta", delta=str(i))
-    testing.fire(hooks, "on_stream_end")
-    counts.add("python+shell", 4)  # the four tool and LLM hooks above
+        fire(hooks, "on_stream_delta", delta=str(i))
+    fire(hooks, "on_stream_end")
+    counts.add("tool+llm hooks", 4)  # the four facade calls above
     counts.add("shell spawns", 2)  # the gate and the observer match "terminal"
     counts.add("outbound", 2)
     counts.add("stream", 12)
@@ -160,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             cycle(hooks, loop, counts.cycles, counts)
             if counts.cycles % 50 == 0:  # a hook that hangs until its timeout, aside
                 thread = threading.Thread(
-                    target=testing.fire,
+                    target=fire,
                     args=(hooks, "pre_tool_call"),
                     kwargs={"tool_name": "hang_tool", "tool_call_id": f"h{counts.cycles}"},
                 )
