@@ -113,6 +113,7 @@ class Callback:
         "names",
         "owner",
         "rank",
+        "retired",
         "runner",
         "runs_bounded",
         "seq",
@@ -145,6 +146,9 @@ class Callback:
         self.is_async = inspect.iscoroutinefunction(function)
         # The bounded runner, created by the dispatcher on first bounded use.
         self.runner: BoundedRunner | None = None
+        # Unregistered: a firing that still holds it (a reload's frozen set) must not
+        # leave a worker behind.
+        self.retired = False
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
@@ -152,7 +156,9 @@ class Callback:
         return (int(self.group), self.rank, self.seq)
 
     def stop(self) -> None:
-        """Stop this callback's idle bounded workers (abandoned ones exit on return)."""
+        """Retire this callback: its idle bounded workers stop now, busy or later ones
+        after their call (abandoned ones exit on return)."""
+        self.retired = True
         if self.runner is not None:
             self.runner.close()
 

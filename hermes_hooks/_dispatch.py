@@ -236,7 +236,7 @@ class Dispatcher:
         everything else (records, failures, selection) happens only when needed.
         """
         contract = plan.contract
-        callbacks = self.manager.callbacks(contract.name)
+        callbacks = self.manager.firing_callbacks(contract.name)
         if not callbacks:
             return
         if plan.queued:
@@ -311,7 +311,7 @@ class Dispatcher:
         plan = _PLANS[hook]
         aggregator = plan.aggregator(contract, payload)
         limit = self.timeout or None
-        for callback in self.manager.callbacks(hook):
+        for callback in self.manager.firing_callbacks(hook):
             base = aggregator.current
             started = time.perf_counter()
             try:
@@ -337,7 +337,10 @@ class Dispatcher:
     def _runner(self, callback: Callback) -> BoundedRunner:
         runner = callback.runner
         if runner is None:
-            runner = callback.runner = BoundedRunner(callback.name)
+            runner = BoundedRunner(callback.name)
+            if callback.retired:  # fired from a reload's frozen set after it was removed
+                runner.close()
+            callback.runner = runner
         return runner
 
     def _bounded(self, contract: Contract, callback: Callback, kwargs: dict[str, Any]) -> Any:

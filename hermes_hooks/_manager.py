@@ -95,6 +95,7 @@ class HookManager(pluggy.PluginManager):
         self._native: dict[Any, Callback] = {}  # HookImpl -> record, for pluggy plugins
         self._plugin_rank: dict[str, int] = {}
         self._requires: dict[str, tuple[str, ...]] = {}
+        self._frozen: dict[str, tuple[Callback, ...]] | None = None
 
     # -- registration ------------------------------------------------------------------
 
@@ -285,6 +286,27 @@ class HookManager(pluggy.PluginManager):
     def plugin_order(self) -> list[str]:
         """Python plugin keys in plugin order (D-18)."""
         return sorted(self._plugin_rank, key=self._plugin_rank.__getitem__)
+
+    def freeze(self) -> None:
+        """Keep serving the current callbacks to firings (:meth:`firing_callbacks`)
+        until :meth:`thaw`, whatever is registered or removed meanwhile: a reload swaps
+        the whole set at once, so a firing never sees a half-loaded set (a security
+        gate removed, its successor not yet registered)."""
+        with self._lock:
+            self._frozen = {hook: self.callbacks(hook) for hook in CATALOGUE}
+
+    def thaw(self) -> None:
+        """Serve the registered callbacks again (see :meth:`freeze`)."""
+        with self._lock:
+            self._frozen = None
+
+    def firing_callbacks(self, hook: str) -> tuple[Callback, ...]:
+        """What a firing of ``hook`` runs: :meth:`callbacks`, or the frozen set while a
+        reload is under way (only the dispatcher asks this)."""
+        frozen = self._frozen
+        if frozen is not None:
+            return frozen.get(hook, ())
+        return self.callbacks(hook)
 
     def callbacks(self, hook: str) -> tuple[Callback, ...]:
         """The callbacks of ``hook`` in D-19 order (cached until the next change)."""

@@ -151,15 +151,23 @@ class Hooks:
 
     def reload(self) -> None:
         """Forced reload (D-08): remove everything every source registered, read the
-        config again, and register each plugin, script and target once."""
+        config again, and register each plugin, script and target once.
+
+        Firings on other threads keep the previous callbacks until the new set is
+        complete, so a reload never opens a window without the security gates.
+        """
         from hermes_hooks._loader import attach_sources
         from hermes_hooks.config import read_config
 
-        self.unload()
-        self.config = read_config(self.home)
-        self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
-        self._dispatcher.timeout = self.settings.hook_callback_timeout
-        attach_sources(self)
+        self._manager.freeze()
+        try:
+            self.unload()
+            self.config = read_config(self.home)
+            self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
+            self._dispatcher.timeout = self.settings.hook_callback_timeout
+            attach_sources(self)
+        finally:
+            self._manager.thaw()
 
     async def _afire(self, name: str, payload: dict[str, Any]) -> Any:
         return await self._dispatcher.afire(name, payload)

@@ -292,7 +292,9 @@ def test_discovery_is_idempotent_and_unload_removes_exactly_its_callbacks(
     assert calls(log_file) == ["a"]
     hooks.unload()
     assert [cb.owner for cb in hooks.manager.callbacks("on_session_start")] == ["host"]
-    assert not any(name.startswith("hermes_plugins.a") for name in sys.modules)
+    assert not any(
+        n == "hermes_plugins.a" or n.startswith("hermes_plugins.a.") for n in sys.modules
+    )
 
 
 def test_reload_picks_up_edits_and_registers_each_once(home: Path, log_file: Path) -> None:
@@ -365,3 +367,33 @@ def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) 
     )
     assert context == "context from ep-register"
     hooks.close()
+
+
+def test_a_firing_during_a_reload_still_meets_the_old_gate(
+    home: Path, log_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermes_hooks._loader as loader
+
+    gate = (
+        "def gate(**kw):\n"
+        "    return {'action': 'block', 'message': 'gate v1'}\n\n"
+        "def register(ctx):\n"
+        "    ctx.register_hook('pre_tool_call', gate)\n"
+    )
+    plugin = write_plugin(home / "plugins", "gate", gate)
+    hooks = load(home)
+    (plugin / "__init__.py").write_text(gate.replace("v1", "v2"), encoding="utf-8")
+    seen: list[Any] = []
+    real_attach = loader.attach_sources
+
+    def attach_while_another_thread_fires(target: Any) -> None:
+        # Everything was unloaded and nothing is loaded yet: the riskiest moment.
+        seen.append(hooks.pre_tool_call(**tool_payload()).message)
+        real_attach(target)
+        seen.append(hooks.pre_tool_call(**tool_payload()).message)
+
+    monkeypatch.setattr(loader, "attach_sources", attach_while_another_thread_fires)
+    hooks.reload()
+    seen.append(hooks.pre_tool_call(**tool_payload()).message)
+    hooks.close()
+    assert seen == ["gate v1", "gate v1", "gate v2"]
