@@ -48,15 +48,23 @@ class Failure:
         return f"Failure({self.kind!r}, {self.message!r})"
 
 
+def directive_word(value: Any) -> str:
+    """D-20: a directive word, trimmed and lower-cased; ``""`` if not a string.  The
+    shell and Claude Code output readers use it too, so every dialect compares alike."""
+    return value.strip().lower() if isinstance(value, str) else ""
+
+
+def first_text(*values: Any) -> str | None:
+    """The first non-blank string among ``values``, else None."""
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
 def _action(value: Any, key: str = "action") -> str:
-    """D-20: directive words compare case-insensitively after trimming."""
-    raw = value.get(key) if isinstance(value, dict) else None
-    return raw.strip().lower() if isinstance(raw, str) else ""
-
-
-def _text(value: Any) -> str | None:
-    """A non-blank string, else None."""
-    return value if isinstance(value, str) and value.strip() else None
+    """The directive word under ``key`` of a returned dict."""
+    return directive_word(value.get(key) if isinstance(value, dict) else None)
 
 
 class Aggregator:
@@ -106,7 +114,7 @@ class ToolDecisionAggregator(Aggregator):
     def add(self, callback: Callback, value: Any) -> Outcome:
         action = _action(value)
         if action == "block":
-            message = _text(value.get("message"))
+            message = first_text(value.get("message"))
             if message is None and callback.source == "shell":
                 message = SHELL_BLOCK_MESSAGE
             if message is None:  # a message-less Python block is ignored (D-20)
@@ -117,7 +125,7 @@ class ToolDecisionAggregator(Aggregator):
         if action == "approve":
             if self.approve is None:
                 message = value.get("message")
-                rule_key = _text(value.get("rule_key"))
+                rule_key = first_text(value.get("rule_key"))
                 review = _action(value, "review")
                 self.approve = (
                     message if isinstance(message, str) else None,
@@ -250,9 +258,9 @@ class VerifyAggregator(Aggregator):
     def add(self, callback: Callback, value: Any) -> Outcome:
         message = None
         if _action(value) == "continue":
-            message = _text(value.get("message"))
+            message = first_text(value.get("message"))
         elif _action(value, "decision") == "block":
-            message = _text(value.get("reason"))
+            message = first_text(value.get("reason"))
         if message is None:
             return _NONE
         if self.directive is None:

@@ -11,6 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import warn_once
+from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell_output import DEFAULT_BLOCK_MESSAGE, STDERR_MESSAGE_LIMIT, Outcome
 from hermes_hooks.adapters.shell_run import STREAM_CAP, RunResult
 
@@ -23,17 +24,6 @@ log = logging.getLogger("hermes_hooks.shell")
 
 DEFAULT_CONTINUE_MESSAGE = "A Stop hook asked to keep going."
 _UNPARSEABLE = "unparseable stdout (starts with '{' but is not a JSON object)"
-
-
-def _word(value: Any) -> str:
-    return value.strip().lower() if isinstance(value, str) else ""
-
-
-def _text(*values: Any) -> str | None:
-    for value in values:
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
 
 
 def _stderr(result: RunResult) -> str:
@@ -185,22 +175,22 @@ def _from_json(reading: _Reading, doc: dict[str, Any]) -> dict[str, Any] | None:
     event = entry.event
     specific = doc.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
-    notice = _text(doc.get("systemMessage"))
+    notice = first_text(doc.get("systemMessage"))
     if notice is not None:
         log.info("shell hook %s (%s) says: %s", entry.where, entry.command, notice)
     if doc.get("continue") is False:
         # "Takes precedence over any event-specific decision fields."
         if event == "pre_tool_call":
-            return _block(_text(doc.get("stopReason")))
+            return _block(first_text(doc.get("stopReason")))
         if event != "pre_verify":  # on Stop it means: let the turn end
             reading.unhonoured("continue: false")
         return None
-    decision = _word(doc.get("decision"))
+    decision = directive_word(doc.get("decision"))
     context = specific.get("additionalContext")
     if event == "pre_tool_call":
         return _tool_decision(reading, doc, specific, decision)
     if event == "pre_verify":
-        return _continue(_text(doc.get("reason"))) if decision == "block" else None
+        return _continue(first_text(doc.get("reason"))) if decision == "block" else None
     if event in ("pre_llm_call", "on_session_start"):
         if decision == "block":
             reading.unhonoured("decision: block")
@@ -218,9 +208,9 @@ def _tool_decision(
 ) -> dict[str, Any] | None:
     """PreToolUse: permissionDecision (and the deprecated top-level decision)."""
     entry = reading.entry
-    permission = _word(specific.get("permissionDecision"))
-    reason = _text(specific.get("permissionDecisionReason"))
-    legacy = _text(doc.get("reason"))
+    permission = directive_word(specific.get("permissionDecision"))
+    reason = first_text(specific.get("permissionDecisionReason"))
+    legacy = first_text(doc.get("reason"))
     updated = specific.get("updatedInput")
     # A block anywhere in the answer wins, as for every shell hook.
     if permission == "deny":

@@ -23,6 +23,7 @@ import logging
 from typing import Any
 
 from hermes_hooks._log import excerpt, warn_once
+from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell_config import ShellEntry
 from hermes_hooks.adapters.shell_run import STREAM_CAP, RunResult
 
@@ -46,32 +47,19 @@ DEFAULT_BLOCK_MESSAGE = "Blocked by shell hook."
 _UNPARSEABLE = "unparseable stdout (expected a JSON object)"
 
 
-def _word(value: Any) -> str:
-    """A directive word, trimmed and lower-cased (D-20); ``""`` if not a string."""
-    return value.strip().lower() if isinstance(value, str) else ""
-
-
-def _text(*values: Any) -> str | None:
-    """The first non-blank string among ``values``."""
-    for value in values:
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
-
-
 def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
-    action, decision = _word(doc.get("action")), _word(doc.get("decision"))
+    action, decision = directive_word(doc.get("action")), directive_word(doc.get("decision"))
     specific = doc.get("hookSpecificOutput")
     specific = specific if isinstance(specific, dict) else {}
-    permission = _word(specific.get("permissionDecision"))
+    permission = directive_word(specific.get("permissionDecision"))
     # Any block signal wins over anything else in the same document: a gate that
     # says both "block" and "allow" is treated as blocking.
     if action == "block":
-        return {"action": "block", "message": _text(doc.get("message"), doc.get("reason"))}
+        return {"action": "block", "message": first_text(doc.get("message"), doc.get("reason"))}
     if decision == "block":
-        return {"action": "block", "message": _text(doc.get("reason"), doc.get("message"))}
+        return {"action": "block", "message": first_text(doc.get("reason"), doc.get("message"))}
     if permission == "deny":
-        return {"action": "block", "message": _text(specific.get("permissionDecisionReason"))}
+        return {"action": "block", "message": first_text(specific.get("permissionDecisionReason"))}
     if action == "approve":
         approve: dict[str, Any] = {"action": "approve"}
         for key in ("message", "rule_key", "review"):
@@ -80,7 +68,7 @@ def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
         return approve
     if permission == "ask":  # D-23: Claude Code's "ask" escalates to the approval gate
         approve = {"action": "approve"}
-        reason = _text(specific.get("permissionDecisionReason"))
+        reason = first_text(specific.get("permissionDecisionReason"))
         if reason is not None:
             approve["message"] = reason
         return approve
@@ -106,10 +94,10 @@ def _pre_llm_call(doc: dict[str, Any]) -> dict[str, Any] | None:
 
 def _pre_verify(doc: dict[str, Any]) -> dict[str, Any] | None:
     message = None
-    if _word(doc.get("action")) == "continue":
-        message = _text(doc.get("message"), doc.get("reason"))
-    elif _word(doc.get("decision")) == "block":  # SH-15: block-the-stop means continue
-        message = _text(doc.get("reason"), doc.get("message"))
+    if directive_word(doc.get("action")) == "continue":
+        message = first_text(doc.get("message"), doc.get("reason"))
+    elif directive_word(doc.get("decision")) == "block":  # SH-15: block-the-stop means continue
+        message = first_text(doc.get("reason"), doc.get("message"))
     return {"action": "continue", "message": message} if message else None
 
 
