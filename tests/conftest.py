@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import hermes_hooks
 from hermes_hooks._log import reset_warn_once
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
@@ -53,6 +54,22 @@ def make_hooks(home: Path) -> Iterator[Callable[..., Hooks]]:
 
     def make(timeout: float = 30.0, **settings: Any) -> Hooks:
         hooks = Hooks.empty(home, settings=Settings(hook_callback_timeout=timeout, **settings))
+        made.append(hooks)
+        return hooks
+
+    yield make
+    for hooks in made:
+        hooks.close()
+
+
+@pytest.fixture
+def load(home: Path) -> Iterator[Callable[..., Hooks]]:
+    """``load(**kwargs)``: hermes_hooks.load(home) without installed plugins; closed after."""
+    made: list[Hooks] = []
+
+    def make(**kwargs: Any) -> Hooks:
+        kwargs.setdefault("entry_points", False)
+        hooks = hermes_hooks.load(home, **kwargs)
         made.append(hooks)
         return hooks
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import hermes_hooks
 from hermes_hooks.adapters import claude_code
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.synthetic import synthetic_payload
@@ -74,22 +73,6 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.chdir(path)
     return path
-
-
-@pytest.fixture
-def load(home: Path) -> Iterator[Callable[..., Hooks]]:
-    """``load(**kwargs)``: hermes_hooks.load(home) without installed plugins; closed after."""
-    made: list[Hooks] = []
-
-    def make(**kwargs: Any) -> Hooks:
-        kwargs.setdefault("entry_points", False)
-        hooks = hermes_hooks.load(home, **kwargs)
-        made.append(hooks)
-        return hooks
-
-    yield make
-    for hooks in made:
-        hooks.close()
 
 
 @pytest.fixture

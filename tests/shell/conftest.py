@@ -7,14 +7,13 @@ import logging
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-import hermes_hooks
 from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
 
@@ -65,22 +64,6 @@ def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
 def mode_of(path: Path) -> int:
     """The permission bits of ``path``."""
     return stat.S_IMODE(os.stat(path).st_mode)
-
-
-@pytest.fixture
-def load(home: Path) -> Iterator[Callable[..., Hooks]]:
-    """``load(**kwargs)``: hermes_hooks.load(home) without installed plugins; closed after."""
-    made: list[Hooks] = []
-
-    def make(**kwargs: Any) -> Hooks:
-        kwargs.setdefault("entry_points", False)
-        hooks = hermes_hooks.load(home, **kwargs)
-        made.append(hooks)
-        return hooks
-
-    yield make
-    for hooks in made:
-        hooks.close()
 
 
 @pytest.fixture
