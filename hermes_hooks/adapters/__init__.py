@@ -9,7 +9,10 @@ as D-19 and PL-15 say), with the surfaces each one serves.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from hermes_hooks.report import Finding, Section
 
 __all__ = ["ADAPTERS", "Source"]
 
@@ -27,6 +30,12 @@ class Source(Protocol):
 
     def close(self, timeout: float) -> None:
         """Flush and stop background work within ``timeout`` seconds."""
+
+    def section(self) -> Section:
+        """This source's part of ``hermes-hooks list``."""
+
+    def check(self) -> list[Finding]:
+        """This source's findings for ``hermes-hooks doctor``."""
 
 
 #: (name, module, surfaces) in registration order; modules load lazily.
