@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if event not in CATALOGUE:
         return _unknown_event(args)
     if CATALOGUE[event].shell is ShellUse.REFUSED:
-        message = f"Shell hooks cannot run on {event}: use a Python plugin (SH-11, D-74)."
+        message = f"Shell hooks cannot run on {event}: use a Python plugin."
         if args.json:
             print_json({"event": event, "error": message, "hooks": []})
         else:

@@ -493,7 +493,7 @@ def test_hook_yaml_never_raises_and_refuses_with_the_d03_prefix(
 
 DOCUMENTED_PROBLEMS = re.compile(
     r"^(cannot be read \(.*\)|is not valid JSON \(.*\)|"
-    r"must be a JSON object \{\"approvals\": \[\.\.\.\]\} \(see SH-25\))$",
+    r"must be a JSON object \{\"approvals\": \[\{\"event\": \.\.\., \"command\": \.\.\.\}\]\})$",
     re.S,
 )
 
