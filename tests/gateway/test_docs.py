@@ -34,7 +34,7 @@ def test_the_documented_boot_handler_is_the_shipped_one() -> None:
 def test_the_docs_say_the_hook_logs_instead_of_delivering() -> None:  # D-86
     sentence = (
         "the hook logs your final response; to post it, add a delivery step such as the "
-        "Telegram POST of EX-02"
+        "Telegram POST of the `long-task-alert` hook"
     )
     assert flat(DOC).count(sentence) == 2  # the pattern's parts, and checklist item 2
     assert "delivers your final response to the configured destination" not in flat(DOC)
