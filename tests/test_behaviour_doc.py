@@ -32,7 +32,10 @@ SECTION = re.compile(r"^### (\S+) — \S", re.MULTILINE)
 
 def _is_build_output(path: Path) -> bool:
     """Caches and build copies (``build/``, ``*.egg-info``) are not sources."""
-    return any(p in {"__pycache__", "build"} or p.endswith(".egg-info") for p in path.relative_to(ROOT).parts)
+    return any(
+        p in {"__pycache__", "build"} or p.endswith(".egg-info")
+        for p in path.relative_to(ROOT).parts
+    )
 
 
 def _text_files() -> list[Path]:
