@@ -125,7 +125,7 @@ def event_schema(event: str, wire: str = "shell-stdin") -> dict[str, Any]:
 
 
 def _extra_field(event: str, name: str, annotation: str) -> dict[str, Any]:
-    if event == "pre_gateway_dispatch" and name == "event":  # D-49: a plain dict
+    if event == "pre_gateway_dispatch" and name == "event":  # scripts get a parseable dict (D-49)
         source: dict[str, Any] = {
             k: {} for k in ("platform", "chat_id", "chat_type", "user_id", "thread_id")
         }

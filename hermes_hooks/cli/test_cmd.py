@@ -22,7 +22,7 @@ HELP = "fire the shell hooks of one event on a synthetic payload and show what t
 
 log = logging.getLogger("hermes_hooks.cli")
 
-#: D-83, byte-exact.
+#: Byte-exact: says how to fix it, so nobody runs an unapproved script (D-83).
 NOT_ALLOWLISTED = "✗ not allowlisted — skipped (approve it first, or pass --accept-hooks)"
 
 

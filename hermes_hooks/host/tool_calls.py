@@ -192,7 +192,7 @@ class ToolCalls:
         step.outcome, step.notable = f"--approve {self.approve}: {choice}", True
         if choice == "deny":
             summary.approvals_denied += 1
-            return f"BLOCKED: plugin approval required for {call.name}"  # D-22
+            return f"BLOCKED: plugin approval required for {call.name}"  # fail closed (D-22)
         return None
 
     def _run_tool(
