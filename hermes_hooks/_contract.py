@@ -59,9 +59,9 @@ class Selection(str, enum.Enum):
     COLLECT_CONTEXT = "collect_context"  # pre_llm_call, D-30..D-32
     FIRST_STRING = "first_string"  # tool / terminal transforms, "" counts (D-16)
     FIRST_NONEMPTY_STRING = "first_nonempty_string"  # transform_llm_output (D-16)
-    FIELD_MERGE = "field_merge"  # pre_transcription, D-28
-    VERIFY_DIRECTIVE = "verify_directive"  # pre_verify, D-36
-    ERROR_CLASSIFICATION = "error_classification"  # D-38
+    FIELD_MERGE = "field_merge"  # pre_transcription: last writer wins per field (D-28)
+    VERIFY_DIRECTIVE = "verify_directive"  # pre_verify: first continue message (D-36)
+    ERROR_CLASSIFICATION = "error_classification"  # first dict with a known reason (D-38)
     DISPATCH_ACTION = "dispatch_action"  # pre_gateway_dispatch, D-48
 
 

@@ -18,7 +18,7 @@ _RETURNS = {
     Selection.IGNORE: "Ignored.",
     Selection.TOOL_DECISION: (
         "Every callback runs. Any valid block wins (the first block's message is used), "
-        "else the first valid approve, else the accumulated modifies (D-20, D-21). "
+        "else the first valid approve, else the accumulated modifies. "
         "The host receives a `ToolDecision`."
     ),
     Selection.COLLECT_CONTEXT: (
@@ -121,12 +121,14 @@ def _section(contract: Contract) -> str:
         if contract.fail_closed
         else "fails open (a raising or timed-out callback is skipped)"
     )
-    webhook = "no (D-75)" if contract.name == "on_stream_delta" else "yes (notification only)"
+    webhook = "yes (notification only)"
+    if contract.name == "on_stream_delta":
+        webhook = "no (one POST per token)"
     rows = "".join(f"| `{f.name}` | `{f.type}` |\n" for f in contract.fields)
     marker = (
         'Every callback also receives `telemetry_schema_version="hermes.observer.v1"`.\n\n'
         if contract.marker
-        else "This hook never carries `telemetry_schema_version` (D-17).\n\n"
+        else "This hook never carries `telemetry_schema_version`.\n\n"
     )
     return (
         f"## `{contract.name}`\n\n"

@@ -106,7 +106,7 @@ class StreamLane:
                         if inspect.iscoroutine(result):
                             loop = loop or asyncio.new_event_loop()
                             loop.run_until_complete(result)
-                    except KeyboardInterrupt:  # D-14: never swallowed
+                    except KeyboardInterrupt:  # Ctrl-C belongs to the host, never swallowed (D-14)
                         raise
                     except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
                         text = excerpt(exception_text(exc), 200)

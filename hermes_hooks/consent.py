@@ -239,7 +239,7 @@ def _read_document(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     except RecursionError:  # the json module parses nested arrays recursively
         return None, "is not valid JSON (nested too deeply)"
     if not isinstance(document, dict) or not isinstance(document.get("approvals"), list):
-        return None, 'must be a JSON object {"approvals": [...]} (see SH-25)'
+        return None, 'must be a JSON object {"approvals": [{"event": ..., "command": ...}]}'
     return document, None
 
 

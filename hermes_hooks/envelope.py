@@ -90,7 +90,7 @@ def build_envelope(
         del extra["args"]
     session_id = extra.pop("session_id", None)
     if session_id is None:
-        session_id = extra.pop("parent_session_id", None)  # D-91: subagent_stop
+        session_id = extra.pop("parent_session_id", None)  # subagent_stop names the parent (D-91)
     if event == "pre_gateway_dispatch":
         extra.pop("gateway", None)
         extra.pop("session_store", None)

@@ -125,7 +125,7 @@ def event_schema(event: str, wire: str = "shell-stdin") -> dict[str, Any]:
 
 
 def _extra_field(event: str, name: str, annotation: str) -> dict[str, Any]:
-    if event == "pre_gateway_dispatch" and name == "event":  # D-49: a plain dict
+    if event == "pre_gateway_dispatch" and name == "event":  # scripts get a parseable dict (D-49)
         source: dict[str, Any] = {
             k: {} for k in ("platform", "chat_id", "chat_type", "user_id", "thread_id")
         }
@@ -149,7 +149,7 @@ def _shell_stdout_schema() -> dict[str, Any]:
         "$id": f"{BASE_ID}shell-stdout.schema.json",
         "title": "shell hook stdout",
         "description": (
-            "What a shell hook may print (SH-14, D-23). Empty output, or any object that "
+            "What a shell hook may print. Empty output, or any object that "
             "matches none of these shapes, has no effect."
         ),
         "anyOf": [
@@ -182,7 +182,7 @@ def _shell_stdout_schema() -> dict[str, Any]:
                 "required": ["decision", "tool_input"],
             },
             {
-                "title": "approve (pre_tool_call, D-23)",
+                "title": "approve (pre_tool_call)",
                 "type": "object",
                 "properties": {
                     "action": {"const": "approve"},
@@ -193,7 +193,7 @@ def _shell_stdout_schema() -> dict[str, Any]:
                 "required": ["action"],
             },
             {
-                "title": "Claude Code permission decision (pre_tool_call, D-23)",
+                "title": "Claude Code permission decision (pre_tool_call)",
                 "type": "object",
                 "properties": {
                     "hookSpecificOutput": {
@@ -227,7 +227,7 @@ def _hook_yaml_schema() -> dict[str, Any]:
         "$schema": DRAFT,
         "$id": f"{BASE_ID}hook-yaml.schema.json",
         "title": "gateway hook HOOK.yaml",
-        "description": "GW-04 and D-03: only events is required.",
+        "description": "A gateway hook's HOOK.yaml: only events is required.",
         "type": "object",
         "properties": {
             "name": {"type": "string"},
@@ -277,7 +277,7 @@ def _config_hooks_schema() -> dict[str, Any]:
         "$id": f"{BASE_ID}config-hooks.schema.json",
         "title": "config.yaml hooks: block",
         "description": (
-            "SH-04, OUT-02 and D-64: shell hook entries per event, plus outbound. Claude Code "
+            "The hooks: block: shell hook entries per event, plus outbound. Claude Code "
             "event names (PreToolUse, ...) hold dialect: claude-code entries."
         ),
         "type": "object",

@@ -60,7 +60,7 @@ DEFAULT_DURABLE_SCHEDULE: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 360
 _MAX_SCHEDULE_ITEMS = 20
 _MAX_SCHEDULE_DELAY = 86_400.0
 _REFUSED_EVENTS = {
-    "on_stream_delta": "one POST per streamed token would flood the target's queue (D-75)",
+    "on_stream_delta": "one POST per streamed token would flood the target's queue",
 }
 _SIGNATURES = ("github", "standard")
 _KNOWN_KEYS = frozenset(

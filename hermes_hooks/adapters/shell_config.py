@@ -85,11 +85,9 @@ _TRUTHY = frozenset({"1", "true", "yes", "on"})
 _FALSY = frozenset({"0", "false", "no", "off"})
 _REFUSAL_REASONS = {
     "transform_api_error_classification": (
-        "it is Python-plugin-only (SH-11): a shell hook cannot return a classification"
+        "it is Python-plugin-only: a shell hook cannot return a classification"
     ),
-    "on_stream_delta": (
-        "it fires once per streamed token and would spawn one process per token (D-74)"
-    ),
+    "on_stream_delta": "it fires once per streamed token and would spawn one process per token",
 }
 
 
@@ -356,7 +354,11 @@ class _Reader:
             return None
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
-            self.warn(event, index, "has no non-empty 'command' string; skipped (SH-07)")
+            self.warn(
+                event,
+                index,
+                "has no non-empty 'command' string; skipped (set command to the program to run)",
+            )
             return None
         command = command.strip()
         try:

@@ -201,7 +201,7 @@ def _print_text(event: str, result: dict[str, Any], missing: list[str], logs: li
     subscribers = result["subscribers"]
     print(f"{event} → {len(subscribers)} gateway hook(s)")
     if missing:
-        print(f"  note: the context lacks keys of Table GW-T1: {', '.join(missing)}")
+        print(f"  note: the context lacks keys documented for this event: {', '.join(missing)}")
     for record in result["records"]:
         line = f"  {_MARKS[record.outcome]} {record.hook}  {record.outcome}"
         line += f" ({record.duration * 1000:.1f} ms)" if record.outcome == "ok" else ""

@@ -12,7 +12,7 @@ import sys
 NAME = "revoke"
 HELP = "remove every allowlist approval of a shell-hook command (all events)"
 
-#: D-84, byte-exact.
+#: Byte-exact: the reference prints this text and users port scripts from it (D-84).
 RUNNING_NOTE = "Running CLI / gateway processes stop calling it at its next firing."
 
 

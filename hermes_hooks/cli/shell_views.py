@@ -39,7 +39,7 @@ __all__ = [
 
 DriftLevel = Literal["ok", "info", "warn"]
 _LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠"}
-#: D-73, byte-exact.
+#: Byte-exact, carrying its own mark: an old entry is a note, not an issue (D-73).
 NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
 
 

@@ -22,7 +22,7 @@ HELP = "fire the shell hooks of one event on a synthetic payload and show what t
 
 log = logging.getLogger("hermes_hooks.cli")
 
-#: D-83, byte-exact.
+#: Byte-exact: says how to fix it, so nobody runs an unapproved script (D-83).
 NOT_ALLOWLISTED = "✗ not allowlisted — skipped (approve it first, or pass --accept-hooks)"
 
 
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     if event not in CATALOGUE:
         return _unknown_event(args)
     if CATALOGUE[event].shell is ShellUse.REFUSED:
-        message = f"Shell hooks cannot run on {event}: use a Python plugin (SH-11, D-74)."
+        message = f"Shell hooks cannot run on {event}: use a Python plugin."
         if args.json:
             print_json({"event": event, "error": message, "hooks": []})
         else:

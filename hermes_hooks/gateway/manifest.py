@@ -169,6 +169,7 @@ def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
                 "warn",
                 "events",
                 f"[hooks] {manifest.name}: unknown event '{event}' — {suggest_event(event)}",
-                "use an event of Table GW-T1, a command:<name>, or a <prefix>:* wildcard",
+                "use a gateway event (docs/gateway-hooks.md), a command:<name>, "
+                "or a <prefix>:* wildcard",
             )
     manifest.events = tuple(names)

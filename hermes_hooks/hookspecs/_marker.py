@@ -59,7 +59,7 @@ def hookspec(
         if has_marker != marker:
             raise TypeError(
                 f"hookspec {func.__name__}: telemetry_schema_version must "
-                f"{'' if marker else 'not '}be a parameter (D-17)"
+                f"{'' if marker else 'not '}be a parameter (marker={marker})"
             )
         func.hermes_contract = SpecInfo(kind, selection, shell, tool_scoped, marker)  # type: ignore[attr-defined]
         return _pluggy_spec(func)

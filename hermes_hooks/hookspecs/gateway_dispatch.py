@@ -23,8 +23,8 @@ def pre_gateway_dispatch(
     Returns: ``{"action": "skip", "reason"?}`` drops the message;
     ``{"action": "rewrite", "text": str}`` replaces its text; ``{"action": "allow"}`` or
     ``None`` dispatches normally.  All callbacks run; the first recognised dict in
-    callback order decides; a timeout or exception is no decision (D-48).  Shell hooks
-    and webhooks only observe, receiving ``event`` as a plain dict (D-49).
+    callback order decides; a timeout or exception is no decision.  Shell hooks
+    and webhooks only observe, receiving ``event`` as a plain dict.
 
     Sensitivity: extremely privileged in-process objects.
     """
@@ -35,9 +35,9 @@ def gateway_platform_event(platform: str, event_type: str, payload: dict[str, An
     """Observer: the return value is ignored.
 
     Fires for supported native platform events after authorisation: ``reaction``,
-    ``message_edited``, ``message_deleted``, ``thread_created``, ``thread_renamed``
-    (Table CAT-T2).  Callbacks get plain dicts only; all ids are strings; unknown
-    fields are ``None``.  It never carries ``telemetry_schema_version`` (D-17).
+    ``message_edited``, ``message_deleted``, ``thread_created``, ``thread_renamed``,
+    each with its own payload dict.  Callbacks get plain dicts only; all ids are strings; unknown
+    fields are ``None``.  It never carries ``telemetry_schema_version``.
     """
 
 
@@ -54,7 +54,7 @@ def pre_command(
     """Observer: the return value is ignored.
 
     Fires before a recognised slash command's handler runs (not for ``/stop`` or an
-    in-run ``/approve``).  ``alias_used`` is the command word as typed (D-51).
+    in-run ``/approve``).  ``alias_used`` is the command word as typed.
     Directive-shaped returns are logged at debug level.
 
     Sensitivity: ``args_raw`` may contain secrets typed after the command.

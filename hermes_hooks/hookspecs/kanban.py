@@ -70,7 +70,7 @@ def on_kanban_worker_spawned(
 ) -> None:
     """Observer: the return value is ignored.
 
-    Fires after the worker PID (``None`` for remote workers, D-54) was persisted, inside
+    Fires after the worker PID (``None`` for remote workers) was persisted, inside
     the dispatch lock: keep it fast.
     """
 
@@ -93,7 +93,7 @@ def on_kanban_worker_exited(
 
     Fires after a crashed worker's task was recovered and committed.  ``exit_kind`` is
     ``clean_exit``, ``rate_limited``, ``nonzero_exit``, ``signaled`` or ``unknown``;
-    ``outcome`` and ``retry_status`` pass through verbatim (D-55).
+    ``outcome`` and ``retry_status`` pass through verbatim.
     """
 
 
@@ -146,5 +146,5 @@ def on_kanban_dispatch_tick(
     Fires once per dispatcher tick, after the dispatch lock is released (idle and lock-
     contended ticks too).  ``outcome`` is ``ok``, ``skipped_locked`` or ``idle``;
     ``result`` is the ``DispatchResult`` object, serialised field by field for shell
-    hooks and webhooks (D-56).
+    hooks and webhooks.
     """

@@ -23,5 +23,5 @@ def on_skill_lifecycle(
     Fires after a skill-usage record write was persisted.  ``action`` is one of
     ``created``, ``installed``, ``loaded``, ``patched``, ``edited``, ``archived``,
     ``stale``, ``restored``; ``provenance`` one of ``installed``, ``agent_created``,
-    ``external``, ``local``, ``unknown``; unknown facts are ``None`` (D-45).
+    ``external``, ``local``, ``unknown``; unknown facts are ``None``.
     """

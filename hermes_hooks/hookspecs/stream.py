@@ -1,4 +1,4 @@
-"""Streaming observers (ST-01..ST-11): off the token path, one queue per callback."""
+"""Streaming observers: off the token path, one queue per callback."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def on_stream_start(
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
     Fires when a streaming LLM response begins.  Registering it makes provider calls
-    use the streaming transport (D-63).
+    use the streaming transport.
 
     Payload: the common stream fields only.
     """
@@ -41,8 +41,8 @@ def on_stream_delta(
 
     Fires for every normalised streaming delta; ``kind`` is ``"text"`` or
     ``"reasoning"`` (reasoning only with ``plugins.stream_reasoning_deltas: true``).
-    A stuck callback drops only its own oldest events (D-61).  Shell hooks are refused
-    (one process per token, D-74).
+    A stuck callback drops only its own oldest events.  Shell hooks are refused
+    (one process per token).
 
     Sensitivity: ``delta`` is raw model output.
     """
@@ -64,7 +64,7 @@ def on_stream_end(
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
     Fires when a streaming response finishes or errors, after the stream closed;
-    ``error`` is ``None`` on success, else the error text (D-62).
+    ``error`` is ``None`` on success, else the error text.
     """
 
 
@@ -83,5 +83,5 @@ def on_interim_message(
     """Stream observer: delivered through a bounded per-callback queue; the return value is ignored.
 
     Fires when a mid-loop assistant message surfaces before the final response.
-    Registering only this hook does not force the streaming transport (D-63).
+    Registering only this hook does not force the streaming transport.
     """

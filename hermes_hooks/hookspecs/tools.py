@@ -1,4 +1,4 @@
-"""Tool-call hooks: around every tool execution (CAT-pre_tool_call .. transform_terminal_output)."""
+"""Tool-call hooks: around every tool execution (pre_tool_call .. transform_terminal_output)."""
 
 from __future__ import annotations
 
@@ -42,11 +42,11 @@ def pre_tool_call(
         (with ``"replace": True`` the dict replaces them whole, as Claude Code's
         ``updatedInput`` does).  Anything else is ignored.
 
-    Selection (D-20, D-21): every callback runs, in callback order.  Any valid block
+    Selection: every callback runs, in callback order.  Any valid block
     beats any approve and the first block's message is used; else the first valid
     approve wins; else the accumulated modifies apply.  Each callback sees a deep copy
     of the arguments accumulated so far.  A raising or timed-out Python callback
-    blocks the call (fail closed, D-14).
+    blocks the call (fail closed).
 
     Payload: ``tool_name`` (e.g. ``"terminal"``), ``args`` (the model's arguments),
     ``task_id`` (``""`` if unset), ``session_id``, ``tool_call_id``, ``turn_id``,
@@ -81,13 +81,13 @@ def post_tool_call(
     """Observer: the return value is ignored.
 
     Fires immediately after every tool execution returns, whether the result was a
-    success, an error or a ``pre_tool_call`` block (D-24).
+    success, an error or a ``pre_tool_call`` block.
 
     Payload: ``result`` is always a JSON string (``{"error": ...}`` for errors);
     ``status`` is ``"ok"``, ``"error"`` or ``"blocked"``; ``error_type`` is ``None``,
     ``"tool_error"``, ``"plugin_block"`` or another core value (an open set);
     ``error_message`` is the error or block text; ``duration_ms`` is 0 for blocked
-    calls (D-25); ``args`` are the final effective arguments (D-21).
+    calls; ``args`` are the final effective arguments.
 
     Sensitivity: result and error text may contain tool or user content and secrets.
     """
@@ -113,10 +113,10 @@ def transform_tool_result(
 
     Fires after a tool returns, after ``post_tool_call`` and before the result joins
     the conversation; for ``terminal`` after ``transform_terminal_output``.  It does not
-    fire for a ``pre_tool_call`` block (D-26).
+    fire for a ``pre_tool_call`` block.
 
     Returns: the first ``str`` (the empty string counts) replaces the result; ``None``
-    leaves it unchanged.  Every callback sees the original result (D-16).
+    leaves it unchanged.  Every callback sees the original result.
 
     Sensitivity: the full result destined for the model, and the arguments.
     """
@@ -134,7 +134,7 @@ def transform_terminal_output(
     """Transform: a valid return value replaces content.
 
     Fires inside the ``terminal`` tool for a foreground command, after bounded capture
-    and before the final output cap (D-27); background output never passes here.
+    and before the final output cap; background output never passes here.
 
     Returns: the first ``str`` (the empty string counts) replaces the captured output,
     still subject to the final cap; ``None`` leaves it unchanged.

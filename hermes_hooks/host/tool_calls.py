@@ -133,7 +133,7 @@ class ToolCalls:
                 },
                 group=group,
             )
-            post.detail = "(blocked: the tool did not run; no transform_tool_result, D-26)"
+            post.detail = "(blocked: the tool did not run; no transform_tool_result)"
             session.history.append({"role": "tool", "tool_call_id": call.id, "content": result})
             return
         outcome, result, duration_ms = self._run_tool(step, call, args, turn, group)
@@ -192,7 +192,7 @@ class ToolCalls:
         step.outcome, step.notable = f"--approve {self.approve}: {choice}", True
         if choice == "deny":
             summary.approvals_denied += 1
-            return f"BLOCKED: plugin approval required for {call.name}"  # D-22
+            return f"BLOCKED: plugin approval required for {call.name}"  # fail closed (D-22)
         return None
 
     def _run_tool(

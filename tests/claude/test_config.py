@@ -89,7 +89,10 @@ def test_bad_dialects_and_unmapped_events_warn_and_skip(caplog: pytest.LogCaptur
 def test_problems_of_an_entry_under_a_claude_name_name_that_key() -> None:
     parsed = parse({"PreToolUse": [{"matcher": "Bash"}, {"command": "/a.sh", "timeout": 0}]})
     assert [(p.where, p.message) for p in parsed.problems] == [
-        ("hooks.PreToolUse[0]", "has no non-empty 'command' string; skipped (SH-07)"),
+        (
+            "hooks.PreToolUse[0]",
+            "has no non-empty 'command' string; skipped (set command to the program to run)",
+        ),
         ("hooks.PreToolUse[1]", "timeout 0 is below 1 second; using 60"),
     ]
 

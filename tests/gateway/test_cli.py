@@ -35,7 +35,7 @@ def test_emit_shows_what_each_handler_did(
     lines = out.splitlines()
     assert lines[0] == "agent:start → 3 gateway hook(s)"
     assert lines[1] == (
-        "  note: the context lacks keys of Table GW-T1: chat_id, thread_id, chat_type, "
+        "  note: the context lacks keys documented for this event: chat_id, thread_id, chat_type, "
         "session_id, message"
     )
     assert lines[2] == (
@@ -184,8 +184,8 @@ def test_doctor_reports_problems_with_the_file_and_the_key(
         "Skipping stringy: 'events' must be a list of event names; fix: write events as a "
         "YAML list of event names, e.g. events: [agent:start, agent:end]",
         f"⚠ gateway hook typo: {hooks_dir / 'typo' / 'HOOK.yaml'} (key 'events'): typo: "
-        "unknown event 'agnet:start' — did you mean 'agent:start'?; fix: use an event of "
-        "Table GW-T1, a command:<name>, or a <prefix>:* wildcard",
+        "unknown event 'agnet:start' — did you mean 'agent:start'?; fix: use a gateway "
+        "event (docs/gateway-hooks.md), a command:<name>, or a <prefix>:* wildcard",
         "✓ gateway hook typo: loaded as gateway:typo (async handler) for agnet:start",
     ]
 

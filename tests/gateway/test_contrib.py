@@ -187,7 +187,7 @@ def test_no_checklist_means_silence(
     emit_all(hooks, ("gateway:startup", {"platforms": []}))
     assert [t for t in threading.enumerate() if t.name == "boot-md"] == []
     assert boot_log(caplog) == []
-    assert hooks.sources["gateway"].records()[0].state == "loaded"  # BOOT-10
+    assert hooks.sources["gateway"].records()[0].state == "loaded"  # stays loaded (BOOT-10)
 
 
 class ScriptedAgent:

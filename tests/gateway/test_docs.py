@@ -31,10 +31,10 @@ def test_the_documented_boot_handler_is_the_shipped_one() -> None:
     assert EXAMPLES["contrib/gateway-hooks/boot-md/handler.py"] == shipped
 
 
-def test_the_docs_say_the_hook_logs_instead_of_delivering() -> None:  # D-86
+def test_the_docs_say_the_hook_logs_instead_of_delivering() -> None:  # no delivery API (D-86)
     sentence = (
         "the hook logs your final response; to post it, add a delivery step such as the "
-        "Telegram POST of EX-02"
+        "Telegram POST of the `long-task-alert` hook"
     )
     assert flat(DOC).count(sentence) == 2  # the pattern's parts, and checklist item 2
     assert "delivers your final response to the configured destination" not in flat(DOC)
@@ -49,7 +49,7 @@ def test_the_docs_describe_the_silence_rule_as_d87_says() -> None:
     assert "exact silence token" not in DOC
 
 
-def test_the_day_aware_extension_is_natural_language() -> None:  # D-88
+def test_the_day_aware_extension_is_natural_language() -> None:  # evaluates nothing (D-88)
     assert "datetime.now().weekday()" not in DOC
     assert '"If today is Monday, also check the weekly deploy log"' in flat(DOC)
     assert "The agent learns the date with a tool call such as `date`." in flat(DOC)

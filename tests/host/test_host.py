@@ -73,7 +73,7 @@ def test_a_block_stops_the_tool_and_reports_it_as_blocked(make_hooks: Any) -> No
         "no terminal",
         0,
     )
-    assert watch.of("transform_tool_result") == []  # D-26
+    assert watch.of("transform_tool_result") == []  # not after a block (D-26)
     assert watch.of("transform_terminal_output") == []
     assert history[0][2] == {
         "role": "tool",
@@ -98,7 +98,7 @@ def test_modified_args_reach_the_tool_and_the_observers(make_hooks: Any) -> None
     timeline, _ = run(hooks, one_call(args={"command": "ls", "timeout": 5}), runner=runner)
     final = {"command": "ls -la", "timeout": 5}
     assert runner.ran == [("c1", final)]
-    assert watch.of("post_tool_call")[0]["args"] == final  # D-21
+    assert watch.of("post_tool_call")[0]["args"] == final  # effective args (D-21)
     assert watch.of("transform_tool_result")[0]["args"] == final
     assert watch.of("transform_terminal_output")[0]["command"] == "ls -la"
     assert timeline.summary.args_modified == 1
@@ -140,7 +140,8 @@ def test_approve_goes_through_the_approval_policy(
         assert timeline.summary.calls_blocked == 0
     else:
         assert post["status"] == "blocked"
-        assert post["error_message"] == "BLOCKED: plugin approval required for terminal"  # D-22
+        # a denied approval blocks the call with the gate's default message (D-22)
+        assert post["error_message"] == "BLOCKED: plugin approval required for terminal"
         assert timeline.summary.approvals_denied == 1
 
 
@@ -183,7 +184,7 @@ def test_background_terminal_output_skips_the_terminal_transform(make_hooks: Any
     watch = Calls()
     watch.watch(hooks, "transform_terminal_output", "post_tool_call")
     run(hooks, one_call(output="[1] 42\n", returncode=0, background=True))
-    assert watch.of("transform_terminal_output") == []  # D-27
+    assert watch.of("transform_terminal_output") == []  # background output (D-27)
     assert watch.of("post_tool_call")[0]["result"] == '{"output": "[1] 42\\n", "returncode": 0}'
 
 
@@ -213,7 +214,7 @@ def test_context_is_appended_to_the_message_sent_and_the_stored_one_stays_clean(
     watch.watch(hooks, "pre_api_request", "post_llm_call")
     timeline, _ = run(hooks, recording(header(), user("hello"), say("hi")))
     sent = watch.of("pre_api_request")[0]["request_messages"]
-    assert sent == [{"role": "user", "content": "hello\n\nCTX"}]  # D-31
+    assert sent == [{"role": "user", "content": "hello\n\nCTX"}]  # appended (D-31)
     assert watch.of("post_llm_call")[0]["conversation_history"][0] == {
         "role": "user",
         "content": "hello",
@@ -229,7 +230,7 @@ def test_post_llm_call_gets_the_transformed_response(make_hooks: Any) -> None:
     watch.watch(hooks, "post_llm_call", "on_session_end")
     timeline, _ = run(hooks, recording(header(), user("hello"), say("hi", finish_reason="stop")))
     post = watch.of("post_llm_call")[0]
-    assert post["assistant_response"] == "hi!!"  # D-33
+    assert post["assistant_response"] == "hi!!"  # transformed text (D-33)
     assert post["conversation_history"][-1]["content"] == "hi!!"
     end = watch.of("on_session_end")[0]
     assert (end["completed"], end["failed"], end["interrupted"], end["turn_exit_reason"]) == (
@@ -286,7 +287,7 @@ def test_pre_verify_is_capped_by_max_verify_nudges(
     run(hooks, edit_then_answers("a1", "a2", "a3", "a4"))
     assert [p["attempt"] for p in watch.of("pre_verify")] == [0, 1]
     assert watch.of("post_llm_call")[0]["assistant_response"] == "a3"
-    assert "pre_verify nudge cap (2) reached; delivering response" in caplog.messages  # D-36
+    assert "pre_verify nudge cap (2) reached; delivering response" in caplog.messages  # cap (D-36)
 
 
 def test_pre_verify_does_not_fire_without_edits(make_hooks: Any) -> None:
@@ -398,7 +399,7 @@ def test_without_stream_observers_only_recorded_streams_stream(make_hooks: Any) 
         say("ok"),
     )
     run(hooks, rec)
-    assert watch.of("on_interim_message")[0]["already_streamed"] is False  # D-63
+    assert watch.of("on_interim_message")[0]["already_streamed"] is False  # not streamed (D-63)
 
 
 def test_delegated_tasks_fire_subagent_hooks_inside_the_tool(make_hooks: Any) -> None:

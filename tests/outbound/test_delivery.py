@@ -97,7 +97,7 @@ def test_2xx_body_and_headers_match_the_wire_format(env: OutboundEnv) -> None:
     assert body["tool_name"] is None and body["tool_input"] is None
     assert body["session_id"] == "sess-9"
     assert body["extra"]["completed"] is True
-    assert body["extra"]["telemetry_schema_version"] == "hermes.observer.v1"  # D-17
+    assert body["extra"]["telemetry_schema_version"] == "hermes.observer.v1"  # inside extra (D-17)
     assert "telemetry_schema_version" not in body
     assert re.fullmatch(r"[0-9a-f]{32}", body["delivery_id"])
     assert uuid.UUID(hex=body["delivery_id"]).version == 4
@@ -109,7 +109,7 @@ def test_2xx_body_and_headers_match_the_wire_format(env: OutboundEnv) -> None:
     assert request.header("X-Hermes-Delivery") == body["delivery_id"]
     signature = request.header("X-Hermes-Signature-256")
     assert signature is not None and signature.startswith("sha256=")
-    assert ex38_verify(request.body, signature, SECRET)  # EX-38
+    assert ex38_verify(request.body, signature, SECRET)  # receivers verify (EX-38)
     assert request.header("webhook-signature") is None  # standard headers are opt-in
     stats = lane_of(env, hooks).stats
     assert (stats.attempts, stats.delivered, stats.failed) == (1, 1, 0)

@@ -134,7 +134,7 @@ def test_keyboard_interrupt_from_a_callback_reaches_the_host(
 ) -> None:
     hooks = make_hooks(timeout=timeout)
     hooks.manager.register_callback("pre_tool_call", raiser(KeyboardInterrupt()), owner="a")
-    with pytest.raises(KeyboardInterrupt):  # D-14: never swallowed
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C reaches the host (D-14)
         hooks.pre_tool_call(**tool_payload())
 
 
@@ -285,13 +285,13 @@ ODD_RETURNS: list[tuple[str, Callable[[], Any], Callable[[Any], bool]]] = [
         lambda: _coro({"action": "block", "message": "from a coroutine"}),
         lambda d: d.message == "from a coroutine",
     ),
-    ("pre_llm_call", lambda: {"context": 42}, lambda a: a == "42"),  # D-32: str()
+    ("pre_llm_call", lambda: {"context": 42}, lambda a: a == "42"),  # converted with str() (D-32)
     ("pre_llm_call", lambda: {"context": b"raw"}, lambda a: a == "b'raw'"),
     ("pre_llm_call", lambda: b"bytes", lambda a: a is None),
     ("pre_llm_call", lambda: {"context": BadStr()}, lambda a: a is None),
     ("pre_llm_call", lambda: HUGE, lambda a: a == HUGE),
     ("transform_tool_result", lambda: b"bytes", lambda a: a is None),
-    ("transform_tool_result", lambda: "", lambda a: a == ""),  # D-16: "" counts
+    ("transform_tool_result", lambda: "", lambda a: a == ""),  # "" is a replacement (D-16)
     ("transform_tool_result", BadStr, lambda a: a is None),
     ("transform_llm_output", lambda: "", lambda a: a is None),
     ("pre_verify", lambda: {"action": "continue", "message": ["x"]}, lambda a: a is None),

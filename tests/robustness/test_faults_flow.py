@@ -360,7 +360,7 @@ def test_config_changes_apply_at_the_next_load_and_reload_applies_them_once(
         assert log.read_text().split() == ["one"]  # OUT-05 / D-13: read at load only
         assert hooks.dispatcher.timeout == 7
         hooks.reload()
-        hooks.reload()  # D-08: idempotent
+        hooks.reload()  # registers each callback once (D-08)
         testing.fire(hooks, "post_tool_call")
         assert log.read_text().split() == ["one", "two"]
         assert hooks.dispatcher.timeout == 2

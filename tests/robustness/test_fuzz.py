@@ -235,7 +235,7 @@ def test_shell_stdout_never_raises_and_follows_the_matrix(
         if unusable:  # SH-19: warned (DEBUG when the same warning was logged before)
             assert any(UNPARSEABLE in m for m in logs.messages())
     if gate and not failed_to_run and result.returncode == 2:
-        assert directive is not None and directive["action"] == "block"  # SH-17
+        assert directive is not None and directive["action"] == "block"  # exit 2 blocks (SH-17)
     if entry.fail_closed:
         broken = failed_to_run or result.returncode not in (0, 2) or outcome.unparseable
         if broken:  # D-70: only a clean exit lets a fail-closed call through
@@ -493,7 +493,7 @@ def test_hook_yaml_never_raises_and_refuses_with_the_d03_prefix(
 
 DOCUMENTED_PROBLEMS = re.compile(
     r"^(cannot be read \(.*\)|is not valid JSON \(.*\)|"
-    r"must be a JSON object \{\"approvals\": \[\.\.\.\]\} \(see SH-25\))$",
+    r"must be a JSON object \{\"approvals\": \[\{\"event\": \.\.\., \"command\": \.\.\.\}\]\})$",
     re.S,
 )
 

@@ -375,6 +375,6 @@ def test_events_to_a_stuck_stream_observer_stay_within_its_queue(
     finally:
         release.set()
     figures.update(events=events, before=before.line(), after=after.line())
-    assert lane.pending <= 1024  # D-61
+    assert lane.pending <= 1024  # bounded queue (D-61)
     assert after.threads == before.threads
     assert after.traced_kib - before.traced_kib < 256

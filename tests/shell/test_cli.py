@@ -443,8 +443,7 @@ def test_test_on_a_python_only_event_says_so(cli: Run) -> None:
     code, out, _ = cli("test", "transform_api_error_classification")
     assert code == 0
     assert out == (
-        "Shell hooks cannot run on transform_api_error_classification: use a Python plugin "
-        "(SH-11, D-74).\n"
+        "Shell hooks cannot run on transform_api_error_classification: use a Python plugin.\n"
     )
 
 

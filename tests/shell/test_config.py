@@ -119,7 +119,7 @@ def test_one_bad_entry_never_drops_the_others_and_each_warning_names_its_index(
     )
     assert messages[1] == (
         "/h/config.yaml: hooks.post_tool_call[1]: has no non-empty 'command' string; "
-        "skipped (SH-07)"
+        "skipped (set command to the program to run)"
     )
     assert "cannot be split" in messages[3]
 

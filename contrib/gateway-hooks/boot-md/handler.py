@@ -3,7 +3,7 @@
 The agent comes from the host through ``hermes_hooks.boot.set_agent_factory``; without
 one, the default factory talks to the OpenAI-compatible endpoint named by the
 ``BOOT_MD_*`` environment variables.  The hook logs the agent's final response and
-delivers nothing (D-86): to post it somewhere, add a delivery step such as the
+delivers nothing: to post it somewhere, add a delivery step such as the
 Telegram POST of the long-task-alert hook.
 """
 
