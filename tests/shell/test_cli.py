@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hookspecs import VALID_HOOKS
 from tests.shell.conftest import (
     CONTRIB,
