@@ -16,9 +16,8 @@ import shutil
 from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.adapters.shell import consent
 from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
-from hermes_hooks.adapters.shell.consent import approve_hint
+from hermes_hooks.adapters.shell.consent import Allowlist, Approval, approve_hint, drift
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.report import Finding, Section
@@ -45,7 +44,7 @@ NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
 class LoadedShell(Protocol):
     """What reporting needs of a loaded shell source (:class:`~.ShellSource`)."""
 
-    allowlist: consent.Allowlist
+    allowlist: Allowlist
     bypass: str | None
 
     def records(self) -> list[ShellRecord]:
@@ -73,9 +72,9 @@ def short_text(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def drift_lines(approval: consent.Approval) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
+def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
     """(level, text) lines about a script's changes since ``approval``, and a JSON view."""
-    found = consent.drift(approval)
+    found = drift(approval)
     lines: list[tuple[DriftLevel, str]] = []
     hint = f"review it, then re-approve: {approve_hint(approval.event, approval.command)}"
     if found.missing:
@@ -154,9 +153,7 @@ _MARK = {
 }
 
 
-def _record_view(
-    record: ShellRecord, allowlist: consent.Allowlist
-) -> tuple[dict[str, Any], list[str]]:
+def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, Any], list[str]]:
     entry = record.entry
     view = record.as_dict()
     approval = allowlist.find(entry.event, entry.command)
@@ -170,8 +167,8 @@ def _record_view(
     view["drift"] = None
     if approval is not None:
         lines.append(f"        approved {approval.approved_at or '(no date recorded)'}")
-        drift, view["drift"] = drift_lines(approval)
-        lines.extend(f"        {_mark(level, text)}" for level, text in drift if level != "ok")
+        changes, view["drift"] = drift_lines(approval)
+        lines.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
     else:
         lines.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
     if record.note:
@@ -285,8 +282,8 @@ def check(source: LoadedShell) -> list[Finding]:
         findings.append(
             Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
         )
-        drift, _ = drift_lines(approval)
-        findings.extend(Finding(level, subject, text) for level, text in drift)
+        changes, _ = drift_lines(approval)
+        findings.extend(Finding(level, subject, text) for level, text in changes)
         if not broken:
             findings.append(_smoke(record, subject))
     return findings

@@ -52,7 +52,9 @@ class Dialect(Protocol):
         """The directive in a finished run's exit code and stdout; failures are reported
         through ``reading`` (``warn`` / ``fail``)."""
 
-    def deliver(self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome) -> Any:
+    def deliver(
+        self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
+    ) -> Directive | None:
         """What the dispatcher receives for this firing."""
 
 

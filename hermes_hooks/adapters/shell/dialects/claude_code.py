@@ -363,7 +363,9 @@ class ClaudeCodeDialect:
         """See :func:`read`."""
         return read(reading)
 
-    def deliver(self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome) -> Any:
+    def deliver(
+        self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
+    ) -> Directive | None:
         """What the dispatcher receives for this firing.  SessionStart context waits for
         the session's first ``pre_llm_call`` instead (:class:`SessionContexts`)."""
         directive = outcome.directive

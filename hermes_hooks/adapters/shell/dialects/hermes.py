@@ -253,7 +253,9 @@ class HermesDialect:
         """See :func:`read`."""
         return read(reading)
 
-    def deliver(self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome) -> Any:
+    def deliver(
+        self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
+    ) -> Directive | None:
         """The directive goes to the dispatcher as it is."""
         return outcome.directive
 
