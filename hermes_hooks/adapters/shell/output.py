@@ -128,6 +128,16 @@ class Reading:
         self.warn(problem)
         self.failure = reason or problem
 
+    def exit_two_blocks(self, directive: Directive) -> None:
+        """Log (at INFO) that exit code 2 blocked the call with ``directive``."""
+        entry = self.entry
+        log.info(
+            "shell hook %s (%s) exited 2 — blocking: %s",
+            entry.where,
+            entry.command,
+            directive["message"],
+        )
+
     def stderr_message(self) -> str | None:
         """The block message stderr carries on exit 2: its first characters, or None."""
         return stderr_text(self.result)[:STDERR_MESSAGE_LIMIT].strip() or None

@@ -156,12 +156,7 @@ def _exit_two(reading: Reading) -> dict[str, Any] | None:
     reason = reading.stderr_message()
     if entry.event == "pre_tool_call":
         directive = _block(reason)
-        log.info(
-            "shell hook %s (%s) exited 2 — blocking: %s",
-            entry.where,
-            entry.command,
-            directive["message"],
-        )
+        reading.exit_two_blocks(directive)
         return directive
     if entry.event == "pre_verify":
         return _continue(reason)

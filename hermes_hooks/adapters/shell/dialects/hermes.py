@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import Callable
 from typing import Any
@@ -46,7 +45,6 @@ from hermes_hooks.envelope import build_envelope, dumps
 
 __all__ = ["DIALECT", "MATCHER_EVENTS", "HermesDialect", "interpret", "normalise", "read"]
 
-log = logging.getLogger("hermes_hooks.shell")
 
 #: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
 MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
@@ -205,12 +203,7 @@ def read(reading: Reading) -> Directive | None:
                 "action": "block",
                 "message": reading.stderr_message() or DEFAULT_BLOCK_MESSAGE,
             }
-        log.info(
-            "shell hook %s (%s) exited 2 — blocking: %s",
-            entry.where,
-            entry.command,
-            directive["message"],
-        )
+        reading.exit_two_blocks(directive)
         reading.problem = None  # a deliberate block, not a failure
         return directive
     if rc != 0:
