@@ -13,9 +13,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "ShellEntry"]
 
-#: SH-08: a hook's timeout in seconds when the entry sets none.
+#: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
-#: D-68: the longest timeout an entry may set.
+#: The longest timeout an entry may set (D-68).
 MAX_TIMEOUT = 300
 
 

@@ -10,7 +10,7 @@ here, once:
   an excerpt of stderr that is redacted *before* it is cut, so a secret straddling the
   cut is never shown half-redacted;
 * ``fail_closed`` on ``pre_tool_call``: a failure the dialect reports blocks the call
-  unless the hook's own answer already blocks (SH-18, D-70).
+  unless the hook's own answer already blocks (D-70).
 
 How stdout and the exit code are read (JSON fields, exit code 2, plain text) is the
 dialect's: a reader given to :func:`interpret` (see
