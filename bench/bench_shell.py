@@ -50,7 +50,7 @@ def _hooks_for(home: Path, script: Path):  # type: ignore[no-untyped-def]
     import yaml
 
     import hermes_hooks
-    from hermes_hooks.consent import Allowlist
+    from hermes_hooks.adapters.shell.consent import Allowlist
 
     (home / "config.yaml").write_text(
         yaml.safe_dump(

@@ -56,7 +56,7 @@ def load(
     )
     hooks.load_options = {"entry_points": entry_points, "inspect": inspect}
     if inspect:
-        from hermes_hooks.consent import inspecting
+        from hermes_hooks.adapters.shell.consent import inspecting
 
         with inspecting():
             attach_sources(hooks)

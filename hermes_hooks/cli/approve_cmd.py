@@ -27,11 +27,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record the approval and print the baseline."""
-    from hermes_hooks import consent
     from hermes_hooks._contract import ShellUse
     from hermes_hooks._manager import suggest_hook
-    from hermes_hooks.adapters.claude_code import event_for_key
-    from hermes_hooks.adapters.shell_config import parse_hooks
+    from hermes_hooks.adapters.shell import consent
+    from hermes_hooks.adapters.shell.config import parse_hooks
+    from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json
     from hermes_hooks.config import read_config, resolve_home
     from hermes_hooks.hookspecs import CATALOGUE

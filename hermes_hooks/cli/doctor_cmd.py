@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Literal
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+from hermes_hooks.report import Finding, Level
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -18,17 +20,9 @@ if TYPE_CHECKING:
 NAME = "doctor"
 HELP = "check every plugin, shell hook, outbound target and gateway hook of a home"
 
-Level = Literal["ok", "info", "warn", "error"]
+__all__ = ["CHECKS", "Finding", "Level", "check_python_plugins", "run"]
+
 _MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result of a check: its level, what it is about, and what to do."""
-
-    level: Level
-    subject: str
-    message: str
 
 
 #: "module:function" of every check, in report order.

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Remove the approvals and say how many went."""
-    from hermes_hooks import consent
+    from hermes_hooks.adapters.shell import consent
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.config import resolve_home
 

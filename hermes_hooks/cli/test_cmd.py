@@ -75,11 +75,10 @@ def _unknown_event(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Fire every matching, allowlisted shell hook of ``args.event`` once."""
-    from hermes_hooks import consent
     from hermes_hooks._contract import ShellUse
-    from hermes_hooks.adapters.claude_code import event_for_key
-    from hermes_hooks.adapters.shell import ShellHook
-    from hermes_hooks.adapters.shell_config import parse_hooks
+    from hermes_hooks.adapters.shell import ShellHook, consent
+    from hermes_hooks.adapters.shell.config import parse_hooks
+    from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.cli.shell_views import (
         approve_hint,

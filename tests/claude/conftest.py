@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters import claude_code
+from hermes_hooks.adapters.shell.dialects import claude_tables
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.synthetic import synthetic_payload
 from tests.shell.conftest import approve, write_config
@@ -44,7 +44,7 @@ def payload(event: str, tool: str | None = None, **overrides: Any) -> dict[str, 
 
 def our_event(key: str) -> str:
     """Our event name for a ``hooks:`` key in either spelling."""
-    event, _ = claude_code.event_for_key(key)
+    event, _ = claude_tables.event_for_key(key)
     assert event is not None, key
     return event
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.claude_code import compile_matcher
-from hermes_hooks.adapters.shell_config import parse_hooks
+from hermes_hooks.adapters.shell.config import parse_hooks
+from hermes_hooks.adapters.shell.dialects.claude_tables import compile_matcher
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
 from tests.claude.conftest import configure, payload

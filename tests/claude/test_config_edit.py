@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from hermes_hooks.adapters.shell.dialects.claude_import import (
+    SettingsFile,
+    _needs_shell,
+    convert_command,
+)
 from hermes_hooks.cli.config_edit import ConfigEditError, add_entries
-from hermes_hooks.cli.import_claude_cmd import SettingsFile, _needs_shell, convert_command
 
 ENTRY = {"matcher": "Bash", "command": "/p/gate.sh", "dialect": "claude-code"}
 

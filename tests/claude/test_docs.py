@@ -5,7 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hermes_hooks.adapters.claude_code import DEFAULT_TOOLS, EVENTS, UNMAPPED_EVENTS
+from hermes_hooks.adapters.shell.dialects.claude_tables import (
+    DEFAULT_TOOLS,
+    EVENTS,
+    UNMAPPED_EVENTS,
+)
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "claude-code-porting.md"
 

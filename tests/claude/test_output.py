@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.claude_code import DEFAULT_CONTINUE_MESSAGE
+from hermes_hooks.adapters.shell.dialects.claude_code import DEFAULT_CONTINUE_MESSAGE
 from hermes_hooks.hooks import Hooks
 from tests.claude.conftest import configure, payload
 from tests.shell.conftest import py, warnings_of, write_script
@@ -336,7 +336,7 @@ def test_session_start_json_context_waits_for_the_sessions_first_prompt(
 
 
 def test_session_start_context_without_prompts_is_bounded() -> None:
-    from hermes_hooks.adapters.claude_code import SessionContexts
+    from hermes_hooks.adapters.shell.dialects.claude_tables import SessionContexts
 
     waiting = SessionContexts()
     for number in range(SessionContexts.LIMIT + 5):
@@ -361,3 +361,23 @@ def test_no_session_start_entry_registers_no_context_callback(
         "claude-code SessionStart context"
     ]
     assert again.sources["shell"].problems() == []
+
+
+@pytest.mark.parametrize("key", ["PreToolUse", "pre_tool_call"])
+def test_stderr_secret_across_the_cut_is_redacted_before_cutting(
+    home: Path,
+    load: Callable[..., Hooks],
+    answer: Callable[..., str],
+    caplog: pytest.LogCaptureFixture,
+    key: str,
+) -> None:
+    # Both dialects share one reading core: the token starts 9 characters before the
+    # 400-character cut, so cutting first would leave "sk-AAAAAA", too short for the
+    # redactor to recognise, in the warning.
+    secret = "sk-" + "A" * 30
+    command = answer("", "x" * 390 + " " + secret, 1)
+    configure(home, {key: [{"command": command}]})
+    fire(load(), "PreToolUse")
+    assert warnings_of(caplog) == [
+        f"shell hook hooks.{key}[0] ({command}): exit code 1; stderr: {'x' * 390} [REDACTED"
+    ]

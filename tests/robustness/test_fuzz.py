@@ -27,20 +27,20 @@ from hypothesis import strategies as st
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._select import AGGREGATORS
-from hermes_hooks.adapters import shell_output
 from hermes_hooks.adapters.outbound_config import MAX_TIMEOUT as OUT_MAX
 from hermes_hooks.adapters.outbound_config import MIN_TIMEOUT as OUT_MIN
 from hermes_hooks.adapters.outbound_config import parse_outbound
-from hermes_hooks.adapters.shell_config import (
+from hermes_hooks.adapters.shell.config import (
     MAX_TIMEOUT,
     RESERVED_KEYS,
     ShellEntry,
     parse_hooks,
 )
-from hermes_hooks.adapters.shell_output import Outcome
-from hermes_hooks.adapters.shell_run import RunResult, run_command
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
+from hermes_hooks.adapters.shell.dialects import hermes
+from hermes_hooks.adapters.shell.output import Outcome
+from hermes_hooks.adapters.shell.run import RunResult, run_command
 from hermes_hooks.config import read_config
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
 from hermes_hooks.gateway.manifest import MANIFEST_FILE, read_manifest
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.webhooks import VerificationError, verify
@@ -49,12 +49,11 @@ from hermes_hooks.webhooks.wire import build_headers, utc_timestamp
 from tests.robustness.conftest import capture_logs
 
 #: Shell stdout interpreters under fuzz: name -> ``interpret(entry, result) -> Outcome``.
-#: ``shell_output`` reads the Hermes dialect (``action``) and the Claude Code fields
-#: (``decision``/``reason``/``tool_input``, ``hookSpecificOutput``).  The dedicated
-#: Claude Code parser (``hermes_hooks/adapters/claude_code.py``, built on another
-#: branch) joins the fuzz with one more line here.
+#: The Hermes dialect reads our ``action`` field and the Claude Code fields
+#: (``decision``/``reason``/``tool_input``, ``hookSpecificOutput``); the dedicated
+#: Claude Code dialect needs a claude-code entry, so it is fuzzed in its own tests.
 SHELL_PARSERS: dict[str, Callable[[ShellEntry, RunResult], Outcome]] = {
-    "shell_output": shell_output.interpret,
+    "hermes": hermes.interpret,
 }
 
 SHELL_EVENTS = sorted(name for name, c in CATALOGUE.items() if c.shell is not ShellUse.REFUSED)

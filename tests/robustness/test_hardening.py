@@ -21,8 +21,8 @@ import yaml
 import hermes_hooks
 from hermes_hooks import _log, testing
 from hermes_hooks._log import REDACTED, REDACTED_LOGGERS, redact
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from tests.conftest import tool_payload, write_plugin
 from tests.gateway.conftest import write_hook

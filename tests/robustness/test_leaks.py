@@ -26,7 +26,7 @@ import yaml
 import hermes_hooks
 from hermes_hooks import _workers, testing
 from hermes_hooks.adapters.outbound import OutboundSource
-from hermes_hooks.adapters.shell_run import run_command
+from hermes_hooks.adapters.shell.run import run_command
 from hermes_hooks.gateway.lanes import LANE_CAPACITY
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.webhooks.delivery import DURABLE_CAPACITY, QUEUE_CAPACITY, DurableLane

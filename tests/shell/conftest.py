@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.cli.shell_views import check_shell_hooks, shell_section
 from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.report import Finding, Section
 from tests.shell.conftest import (
     CONTRIB,
     allowlist_document,
@@ -450,8 +452,6 @@ def test_test_on_a_python_only_event_says_so(cli: Run) -> None:
 def test_the_list_section_of_a_live_source_shows_a_revocation(
     home: Path, load: Callable[..., Any]
 ) -> None:
-    from hermes_hooks.cli.shell_views import shell_section
-
     gate = write_script(home / "agent-hooks" / "gate.sh", sh("echo '{}'"))
     write_config(home, {"pre_tool_call": [{"command": str(gate)}]})
     approve(home, "pre_tool_call", str(gate))
@@ -464,3 +464,33 @@ def test_the_list_section_of_a_live_source_shows_a_revocation(
         None,
         ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"],
     )
+
+
+def test_the_shell_source_reports_its_own_section_and_findings(
+    home: Path, load: Callable[..., Any]
+) -> None:
+    # list and doctor can ask the source directly; the shell_views names are wrappers.
+    gate = write_script(home / "agent-hooks" / "gate.sh", sh("cat >/dev/null; echo '{}'"))
+    write_config(home, {"pre_tool_call": [{"command": str(gate)}]})
+    hooks = load()
+    source = hooks.sources["shell"]
+    section = source.section()
+    assert isinstance(section, Section)
+    assert section.lines[:3] == [
+        "Shell hooks (1):",
+        "  [pre_tool_call]",
+        f"    ✗ {gate}  timeout=60s  (not allowlisted)",
+    ]
+    assert shell_section(source) == (section.data, section.lines)
+    subject = f"shell hooks.pre_tool_call[0] {gate}"
+    assert source.check() == [
+        Finding("ok", subject, "program found and executable"),
+        Finding(
+            "warn",
+            subject,
+            "not allowlisted — it will NOT run; review the script, then: "
+            f"hermes-hooks approve pre_tool_call {gate}",
+        ),
+        Finding("info", subject, "smoke test skipped — not allowlisted yet"),
+    ]
+    assert check_shell_hooks(hooks) == source.check()

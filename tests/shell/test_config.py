@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell_config import (
+from hermes_hooks.adapters.shell.config import (
     parse_hooks,
     script_for_command,
     split_command,
@@ -361,7 +361,7 @@ def test_bad_entries_do_not_stop_good_ones_from_registering(home: Path, load) ->
 
 
 def test_inline_shell_code_is_not_taken_for_a_script() -> None:
-    from hermes_hooks.adapters.shell_config import script_for_command
+    from hermes_hooks.adapters.shell.config import script_for_command
 
     assert script_for_command("bash -c 'cd /srv && ./check.sh'") is None
     assert script_for_command("/bin/sh -c 'exit 0'") is None

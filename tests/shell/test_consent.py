@@ -17,8 +17,8 @@ from typing import IO
 
 import pytest
 
-from hermes_hooks import consent
-from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.adapters.shell import consent
+from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
 from tests.conftest import tool_payload
 from tests.shell.conftest import (
@@ -177,7 +177,7 @@ WRITER = """
 import os, sys, time
 sys.path.insert(0, {repo!r})
 from pathlib import Path
-from hermes_hooks.consent import Allowlist
+from hermes_hooks.adapters.shell.consent import Allowlist
 home, index = Path(sys.argv[1]), sys.argv[2]
 while not (home / "go").exists():
     time.sleep(0.002)

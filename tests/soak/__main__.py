@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 import hermes_hooks
-from hermes_hooks.consent import Allowlist
+from hermes_hooks.adapters.shell.consent import Allowlist
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.synthetic import synthetic_payload
 from tests.outbound.endpoint import Endpoint, closed_port

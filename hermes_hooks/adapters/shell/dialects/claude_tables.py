@@ -1,10 +1,9 @@
-"""The Claude Code dialect of shell hooks: ``dialect: claude-code`` on a ``hooks:`` entry.
+"""The Claude Code dialect's tables: events, tools, matchers, and reading an entry.
 
-A script written for Claude Code's hooks runs here unchanged.  This module is the whole
-translation, as data plus small functions; the shell adapter calls it at four seams
-(reading an entry, deciding whether it fires, running it, handing the answer to the
-dispatcher) and otherwise treats the entry like any other shell hook (consent,
-timeouts, process groups, ``fail_closed``).
+``dialect: claude-code`` on a ``hooks:`` entry runs a script written for Claude Code's
+hooks unchanged.  This module holds the translation as data plus small functions; the
+dialect itself (stdin, environment, reading the answer) is
+:mod:`hermes_hooks.adapters.shell.dialects.claude_code`.
 
 * **Events** (:data:`EVENTS`): ``PreToolUse`` is ``pre_tool_call`` and so on; an entry
   may be declared under either name.  Under our name an entry means the first Claude
@@ -12,23 +11,17 @@ timeouts, process groups, ``fail_closed``).
 * **Tools** (:class:`ToolTable`): Claude's tool names and field names (``Bash``,
   ``file_path``) and ours (``terminal``, ``path``), both ways, extendable with the
   top-level ``hooks_claude_tools:`` key of ``config.yaml``.
-* **Input** (:func:`input_document`): the stdin JSON Claude Code sends, plus
-  ``CLAUDE_PROJECT_DIR`` in the environment.
-* **Output** (:func:`~hermes_hooks.adapters.claude_code_output.interpret`): Claude's
-  exit codes, plain-text context and JSON fields, turned into the canonical directives
-  of ``_select``.
 * **Matchers** (:func:`compile_matcher`): Claude's rules (``*``; exact names or lists;
   otherwise an unanchored regular expression), applied to Claude's tool name.
+* **Entries** (:func:`event_for_key`, :func:`read_dialect`, :func:`read_spec`): what
+  the config reader asks when an entry is Claude Code's.
 
-What Hermes cannot honour (a ``PostToolUse`` ``decision: block``, a prompt rejected by
-``UserPromptSubmit``) is never dropped silently: it logs one WARNING per hook and shows
-in ``hermes-hooks test``.  ``docs/claude-code-porting.md`` has the tables and cites the
-Claude Code behaviour each rule mirrors.
+``docs/claude-code-porting.md`` has the tables and cites the Claude Code behaviour each
+rule mirrors.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -36,26 +29,17 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hermes_hooks._callback import Group
-from hermes_hooks.adapters.claude_code_output import DEFAULT_CONTINUE_MESSAGE, interpret
-from hermes_hooks.adapters.shell_output import Outcome
-from hermes_hooks.adapters.shell_run import run_command
-from hermes_hooks.envelope import dumps, jsonable
-from hermes_hooks.errors import PluginLoadError
-
-if TYPE_CHECKING:
-    from hermes_hooks._manager import HookManager
-    from hermes_hooks.adapters.shell_config import ShellEntry
+from hermes_hooks.envelope import jsonable
 
 __all__ = [
-    "DEFAULT_CONTINUE_MESSAGE",
     "DEFAULT_TOOLS",
     "DIALECT",
     "DIALECTS",
     "EVENTS",
     "HERMES_DIALECT",
+    "PERMISSION_MODE",
     "TOOLS_KEY",
     "UNMAPPED_EVENTS",
     "ClaudeContext",
@@ -68,15 +52,11 @@ __all__ = [
     "claude_event",
     "compile_matcher",
     "default_claude_event",
-    "deliver",
     "event_for_key",
-    "input_document",
-    "interpret",
     "normalise_dialect",
     "read_dialect",
     "read_spec",
-    "register_session_context",
-    "run",
+    "text_or",
     "tool_table",
 ]
 
@@ -87,7 +67,6 @@ HERMES_DIALECT = "hermes"
 DIALECTS = (HERMES_DIALECT, DIALECT)
 #: The top-level ``config.yaml`` key that extends the tool table.
 TOOLS_KEY = "hooks_claude_tools"
-#: The message of a Stop hook that keeps the turn going without saying why.
 #: Claude Code sends this as ``permission_mode``; Hermes asks for approval as usual.
 PERMISSION_MODE = "default"
 
@@ -452,15 +431,15 @@ class ClaudeSpec:
         if kind == "reason":
             return _END_REASONS.get(str(payload.get("reason")), "other")
         if kind == "agent_type":
-            return _text_or(payload.get("child_role"), "")
+            return text_or(payload.get("child_role"), "")
         return None
 
 
-def _text_or(value: Any, default: str) -> str:
+def text_or(value: Any, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
-# -- reading an entry (the seam in shell_config) -------------------------------------------
+# -- reading an entry (the seam in config) ---------------------------------------------------
 
 
 def event_for_key(key: str) -> tuple[str | None, str | None]:
@@ -518,129 +497,3 @@ def read_spec(
         )
         return None, ClaudeSpec(spec_event, None, context)
     return value.strip() or None, ClaudeSpec(spec_event, compile_matcher(value, warn), context)
-
-
-# -- input ----------------------------------------------------------------------------------
-
-
-def _cwd() -> str:
-    try:
-        return os.getcwd()
-    except OSError:
-        return ""
-
-
-def _tool_response(result: Any) -> Any:
-    """Our ``result`` (usually JSON text) as Claude's ``tool_response``: the decoded
-    object when it is JSON, else the text."""
-    if isinstance(result, str):
-        try:
-            decoded = json.loads(result)
-        except ValueError:
-            return result
-        if isinstance(decoded, (dict, list)):
-            return decoded
-    return jsonable(result)
-
-
-def input_document(spec: ClaudeSpec, payload: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-    """The JSON a Claude Code hook of ``spec`` reads on stdin for this firing."""
-    name = spec.event.name
-    session = payload.get("session_id")
-    if not isinstance(session, str):
-        session = payload.get("parent_session_id")
-    doc: dict[str, Any] = {"session_id": session if isinstance(session, str) else ""}
-    transcript = payload.get("transcript_path")
-    if isinstance(transcript, str):
-        doc["transcript_path"] = transcript
-    doc["cwd"] = cwd
-    doc["permission_mode"] = PERMISSION_MODE
-    doc["hook_event_name"] = name
-    if spec.event.subject == "tool":
-        tools = spec.context.tools
-        tool = payload.get("tool_name")
-        args = payload.get("args")
-        our_tool = tool if isinstance(tool, str) else ""
-        doc["tool_name"] = tools.claude_name(our_tool)
-        if not isinstance(args, Mapping):
-            args = {}
-        doc["tool_input"] = tools.to_claude(our_tool, args, cwd)
-        if name == "PostToolUse":
-            doc["tool_response"] = _tool_response(payload.get("result"))
-        doc["tool_use_id"] = _text_or(payload.get("tool_call_id"), "")
-        if name == "PostToolUseFailure":
-            doc["error"] = _text_or(payload.get("error_message"), "")
-            doc["is_interrupt"] = False
-    elif name == "UserPromptSubmit":
-        doc["prompt"] = _text_or(payload.get("user_message"), "")
-    elif name == "Stop":
-        attempt = payload.get("attempt")
-        # D-35: attempt counts the nudges already applied in this turn.
-        doc["stop_hook_active"] = isinstance(attempt, int) and attempt > 0
-        doc["last_assistant_message"] = _text_or(payload.get("final_response"), "")
-    elif name == "SubagentStop":
-        doc["stop_hook_active"] = False
-        doc["agent_id"] = _text_or(payload.get("child_session_id"), "")
-        doc["agent_type"] = spec.subject(payload)
-        doc["last_assistant_message"] = _text_or(payload.get("child_summary"), "")
-    elif name == "SubagentStart":
-        agent = payload.get("child_subagent_id")
-        doc["agent_id"] = _text_or(agent, _text_or(payload.get("child_session_id"), ""))
-        doc["agent_type"] = spec.subject(payload)
-    elif name == "SessionStart":
-        doc["source"] = spec.subject(payload)
-        doc["model"] = _text_or(payload.get("model"), "")
-    elif name == "SessionEnd":
-        doc["reason"] = spec.subject(payload)
-    return doc
-
-
-def _environment(cwd: str) -> dict[str, str] | None:
-    """The hook's environment: ours, plus ``CLAUDE_PROJECT_DIR`` (kept if already set)."""
-    if "CLAUDE_PROJECT_DIR" in os.environ or not cwd:
-        return None
-    return {**os.environ, "CLAUDE_PROJECT_DIR": cwd}
-
-
-def run(entry: ShellEntry, payload: Mapping[str, Any]) -> Outcome:
-    """Spawn ``entry`` 's command with Claude Code's stdin and interpret the result."""
-    assert entry.claude is not None
-    cwd = _cwd()
-    stdin = dumps(input_document(entry.claude, payload, cwd))
-    result = run_command(entry.argv, stdin, entry.timeout, env=_environment(cwd))
-    return interpret(entry, result, payload.get("tool_name"))
-
-
-def deliver(entry: ShellEntry, payload: Mapping[str, Any], outcome: Outcome) -> Any:
-    """What the dispatcher receives for this firing.  SessionStart context waits for
-    the session's first ``pre_llm_call`` instead (:class:`SessionContexts`)."""
-    directive = outcome.directive
-    if entry.event == "on_session_start" and entry.claude is not None:
-        text = str(directive["context"]) if directive is not None else ""
-        if text.strip():  # D-32: blank context counts for nothing
-            session = payload.get("session_id")
-            entry.claude.context.sessions.put(_text_or(session, ""), text)
-        return None
-    return directive
-
-
-# -- SessionStart context -----------------------------------------------------------------
-
-
-def register_session_context(manager: HookManager, owner: str, context: ClaudeContext) -> bool:
-    """Register ``context.sessions`` as a ``pre_llm_call`` shell callback of ``owner``,
-    ahead of the ``pre_llm_call`` shell entries; False if the manager refused it."""
-    try:
-        manager.register_callback(
-            "pre_llm_call",
-            context.sessions,
-            owner=owner,
-            group=Group.SHELL,
-            rank=-1,
-            name="claude-code SessionStart context",
-            source="shell",
-        )
-    except PluginLoadError as exc:
-        log.warning("%s", exc)
-        return False
-    return True

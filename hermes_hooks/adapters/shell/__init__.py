@@ -1,17 +1,23 @@
 """Shell hooks: the ``hooks:`` block of ``config.yaml`` as ordinary callbacks (SH-*).
 
-``load(hooks)`` reads the block (:mod:`.shell_config`), applies consent to each
-``(event, command)`` pair (:mod:`hermes_hooks.consent`: the allowlist, the three
-bypasses, the TTY prompt, the D-72 warning) and registers every approved entry on the
-manager in the SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run
-after Python plugins and in list order (D-19).  Loading twice into the same manager
-registers nothing twice (D-08).
+``load(hooks)`` reads the block (:mod:`.config`), applies consent to each
+``(event, command)`` pair (:mod:`.consent`: the allowlist, the three bypasses, the TTY
+prompt, the D-72 warning) and registers every approved entry on the manager in the
+SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run after Python
+plugins and in list order (D-19).  Loading twice into the same manager registers
+nothing twice (D-08).
 
-A firing (:class:`ShellHook`) checks the matcher (a non-matching entry is never
-spawned), checks with one ``stat`` that the approval still stands (D-84), builds the
-SH-13 envelope, runs the command (:mod:`.shell_run`) and returns the canonical directive
-(:mod:`.shell_output`).  A ``dialect: claude-code`` entry takes Claude Code's matcher,
-stdin and output rules from :mod:`.claude_code` instead.  It never raises into the host.
+The package, one job per module:
+
+* :mod:`.entry` -- :class:`~.entry.ShellEntry`, one loaded entry;
+* :mod:`.config` -- reading the ``hooks:`` block into entries;
+* :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
+* :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
+* :mod:`.run` -- spawning one command, bounded in time and output;
+* :mod:`.output` -- the one interpretation core shared by every dialect;
+* :mod:`.dialects` -- the :class:`~.dialects.Dialect` protocol, the Hermes dialect, the
+  Claude Code dialect and its settings importer;
+* :mod:`.report` -- this source's part of ``list`` and its ``doctor`` findings.
 """
 
 from __future__ import annotations
@@ -19,22 +25,20 @@ from __future__ import annotations
 import itertools
 import logging
 import weakref
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import consent
 from hermes_hooks._callback import Group
-from hermes_hooks._log import warn_once
-from hermes_hooks.adapters import claude_code
-from hermes_hooks.adapters.shell_config import ConfigProblem, ParsedHooks, ShellEntry, parse_hooks
-from hermes_hooks.adapters.shell_output import Outcome, interpret
-from hermes_hooks.adapters.shell_run import run_command
-from hermes_hooks.envelope import build_envelope, dumps
+from hermes_hooks.adapters.shell import consent, report
+from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
+from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
+from hermes_hooks.adapters.shell.entry import ShellEntry
+from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
     from hermes_hooks._manager import HookManager
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.report import Finding, Section
 
 __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
 
@@ -44,90 +48,6 @@ _LOADS = itertools.count(1)
 # D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
 _Key = tuple[str, str, str | None, str, str]
 _REGISTERED: weakref.WeakKeyDictionary[HookManager, set[_Key]] = weakref.WeakKeyDictionary()
-
-
-class ShellHook:
-    """The callback of one shell entry: one subprocess per matching firing."""
-
-    __slots__ = ("_present", "entry", "watch")
-
-    def __init__(self, entry: ShellEntry, watch: consent.AllowlistWatch | None) -> None:
-        self.entry = entry
-        self.watch = watch
-        # D-84: only a hook whose approval was seen in the file stops when it goes.
-        self._present = watch is not None and watch.approved(entry.event, entry.command)
-
-    def __call__(self, **payload: Any) -> dict[str, Any] | None:
-        """Fire for one event: the dispatcher calls this with the keyword payload."""
-        entry = self.entry
-        if entry.claude is not None:
-            if not entry.claude.fires(payload):
-                return None
-        elif entry.matcher is not None and not entry.matches(payload.get("tool_name")):
-            return None
-        if self.watch is not None and not self._still_approved():
-            return None
-        outcome = self.run(payload)
-        if entry.claude is not None:
-            return claude_code.deliver(entry, payload, outcome)
-        return outcome.directive
-
-    def _still_approved(self) -> bool:
-        assert self.watch is not None
-        entry = self.entry
-        if self.watch.approved(entry.event, entry.command):
-            self._present = True
-            return True
-        if not self._present:
-            return True  # approved by a bypass whose approval could not be saved
-        warn_once(
-            log,
-            ("revoked", self.watch.allowlist.path, entry.event, entry.command),
-            "shell hook %s (%s) is no longer in %s — not run until it is approved again",
-            entry.where,
-            entry.command,
-            self.watch.allowlist.path,
-        )
-        return False
-
-    def run(self, payload: dict[str, Any]) -> Outcome:
-        """Spawn the command on ``payload`` and interpret the result (no consent or
-        matcher check: ``hermes-hooks test`` and ``doctor`` call this directly)."""
-        if self.entry.claude is not None:
-            return claude_code.run(self.entry, payload)
-        stdin = dumps(build_envelope(self.entry.event, payload))
-        return interpret(self.entry, run_command(self.entry.argv, stdin, self.entry.timeout))
-
-    def __repr__(self) -> str:
-        return f"<ShellHook {self.entry.where} {self.entry.command!r}>"
-
-
-@dataclass
-class ShellRecord:
-    """One configured entry as ``list`` and ``doctor`` show it."""
-
-    entry: ShellEntry
-    state: str  # "registered", "not allowlisted", "declined", "duplicate", "failed"
-    consent: str | None = None  # "allowlist", "prompt", or the bypass that approved it
-    note: str | None = None
-    hook: ShellHook | None = field(default=None, repr=False)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready view."""
-        entry = self.entry
-        return {
-            "event": entry.event,
-            "index": entry.index,
-            "command": entry.command,
-            "argv": list(entry.argv),
-            "matcher": entry.matcher,
-            "timeout": entry.timeout,
-            "fail_closed": entry.fail_closed,
-            "dialect": entry.dialect,
-            "state": self.state,
-            "consent": self.consent,
-            "note": self.note,
-        }
 
 
 class ShellSource:
@@ -189,7 +109,7 @@ class ShellSource:
         claude = self.parsed.claude
         starts = [r for r in self.entries if r.hook and r.entry.event == "on_session_start"]
         if claude is not None and any(r.entry.claude is not None for r in starts):
-            claude_code.register_session_context(self._manager, self.owner, claude)
+            register_session_context(self._manager, self.owner, claude)
 
     def _consent(self, entry: ShellEntry) -> tuple[str, str | None]:
         """("approved", how) or (the reason it is not)."""
@@ -256,6 +176,16 @@ class ShellSource:
 
     def close(self, timeout: float) -> None:
         """Nothing runs in the background: hooks run on the firing thread."""
+
+    def section(self) -> Section:
+        """This source's part of ``hermes-hooks list``: each entry with its settings,
+        consent state and drift since approval."""
+        return report.section(self)
+
+    def check(self) -> list[Finding]:
+        """This source's ``doctor`` findings: programs, permissions, approvals, drift,
+        and a smoke test of each approved hook on the synthetic payload."""
+        return report.check(self)
 
 
 def load(hooks: Hooks) -> ShellSource:

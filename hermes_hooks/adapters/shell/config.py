@@ -7,11 +7,11 @@ Every rule of SH-04..SH-11 and D-64..D-68 lives here:
   (SH-11, D-74);
 * ``command`` is split into arguments without a shell, ``~`` expanded per argument
   (D-67); the trimmed, unexpanded string stays the consent key;
-* ``matcher`` must match the whole tool name (D-66), ``timeout`` is an integer in
+* ``timeout`` is an integer in
   1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
-* ``dialect: claude-code`` (and Claude Code event names such as ``PreToolUse``) hands
-  the event name, the matcher and the tool table to
-  :mod:`hermes_hooks.adapters.claude_code`.
+* the entry's dialect (:mod:`hermes_hooks.adapters.shell.dialects`) reads its
+  ``matcher``; ``dialect: claude-code`` (and Claude Code event names such as
+  ``PreToolUse``) brings Claude Code's event names, matchers and tool table.
 
 One bad entry never drops the others.  Every warning names the file, the event and the
 entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is kept in
@@ -23,20 +23,25 @@ from __future__ import annotations
 import logging
 import math
 import os
-import re
 import shlex
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._manager import suggest_hook
+from hermes_hooks.adapters.shell.dialects import DIALECTS
+from hermes_hooks.adapters.shell.dialects.claude_tables import (
+    TOOLS_KEY,
+    ClaudeContext,
+    event_for_key,
+    read_dialect,
+    tool_table,
+)
+from hermes_hooks.adapters.shell.entry import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellEntry
 from hermes_hooks.hookspecs import CATALOGUE
-
-if TYPE_CHECKING:
-    from hermes_hooks.adapters.claude_code import ClaudeContext, ClaudeSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -55,8 +60,6 @@ __all__ = [
 
 log = logging.getLogger("hermes_hooks.shell")
 
-DEFAULT_TIMEOUT = 60
-MAX_TIMEOUT = 300
 #: D-64: keys under ``hooks:`` that belong to other systems, not event names.
 RESERVED_KEYS = frozenset({"outbound", "output_spill"})
 #: D-73: the extensions that mark the script argument of a command.
@@ -77,8 +80,6 @@ SCRIPT_EXTENSIONS = (
 )
 #: Shells whose ``-c`` argument is inline code rather than a script path.
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-#: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
-MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
 #: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
 BLOCKING_EVENTS = frozenset({"pre_tool_call"})
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
@@ -166,53 +167,6 @@ class ConfigProblem:
         if self.event.startswith("hooks_"):
             return self.event
         return f"hooks.{self.event}" if self.index is None else f"hooks.{self.event}[{self.index}]"
-
-
-@dataclass(frozen=True, eq=False)
-class ShellEntry:
-    """One valid ``hooks.<event>[<index>]`` entry, ready to run."""
-
-    event: str
-    index: int
-    command: str  # trimmed, unexpanded: the consent key (D-67)
-    argv: tuple[str, ...]  # split, ``~`` expanded: what is executed
-    matcher: str | None = None
-    timeout: int = DEFAULT_TIMEOUT
-    fail_closed: bool = False
-    pattern: re.Pattern[str] | None = field(default=None, repr=False)
-    dialect: str = "hermes"  # or "claude-code"
-    claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
-    declared: str | None = None  # the event key as written, when not ours (PreToolUse)
-    rank: int = 0  # the order among the shell entries of ``event`` (D-19)
-
-    @property
-    def key(self) -> tuple[str, str | None, str, str]:
-        """The D-08 identity within one home: (event, matcher, command, dialect), the
-        dialect naming the Claude Code event for claude-code entries."""
-        flavour = self.dialect
-        if self.claude is not None:
-            flavour = f"{self.dialect}:{self.claude.event.name}"
-        return (self.event, self.matcher, self.command, flavour)
-
-    @property
-    def where(self) -> str:
-        """``hooks.<event>[<index>]`` as written in the file, for messages."""
-        return f"hooks.{self.declared or self.event}[{self.index}]"
-
-    def matches(self, tool_name: Any) -> bool:
-        """D-66: no matcher matches everything; a set matcher must match the whole tool
-        name (literal equality when the regex did not compile) and never matches a
-        missing one.  A claude-code entry applies Claude Code's rules to Claude's name
-        of the tool instead."""
-        if self.claude is not None:
-            return self.claude.matches_tool(tool_name)
-        if self.matcher is None:
-            return True
-        if not isinstance(tool_name, str):
-            return False
-        if self.pattern is None:
-            return tool_name == self.matcher
-        return self.pattern.fullmatch(tool_name) is not None
 
 
 @dataclass
@@ -319,22 +273,16 @@ class _Reader:
     def claude_event(self, key: str) -> str | None:
         """Our event for a Claude Code event name (``key`` itself when it is none);
         None, after a warning, for a Claude Code event Hermes does not have."""
-        from hermes_hooks.adapters import claude_code
-
-        event, problem = claude_code.event_for_key(key)
+        event, problem = event_for_key(key)
         if problem is not None:
             self.warn(key, None, problem)
         return event
 
     def context(self) -> ClaudeContext:
         """The tables the claude-code entries share, read once from the config."""
-        from hermes_hooks.adapters import claude_code
-
         if self.result.claude is None:
-            tools = claude_code.tool_table(
-                self.config, lambda message: self.warn(claude_code.TOOLS_KEY, None, message)
-            )
-            self.result.claude = claude_code.ClaudeContext(tools)
+            tools = tool_table(self.config, lambda message: self.warn(TOOLS_KEY, None, message))
+            self.result.claude = ClaudeContext(tools)
         return self.result.claude
 
     # -- one entry ---------------------------------------------------------------------
@@ -372,12 +320,13 @@ class _Reader:
         if "\0" in command:  # execve cannot pass it: every firing would fail to start
             self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
             return None
-        claude = None
-        if dialect == "claude-code":
-            matcher, claude = self.claude_matcher(event, index, raw.get("matcher"), declared)
-            pattern = None
-        else:
-            matcher, pattern = self.matcher(event, index, raw.get("matcher"))
+        matcher, pattern, claude = DIALECTS[dialect].read_matcher(
+            event,
+            raw.get("matcher"),
+            declared,
+            lambda message: self.warn(event, index, message),
+            self.context,
+        )
         return ShellEntry(
             event=event,
             index=index,
@@ -395,57 +344,10 @@ class _Reader:
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
         """``hermes`` or ``claude-code``; None (after warning) to skip the entry."""
-        from hermes_hooks.adapters import claude_code
-
-        name, problem = claude_code.read_dialect(event, value, declared)
+        name, problem = read_dialect(event, value, declared)
         if problem is not None:
             self.warn(event, index, problem)
         return name
-
-    def claude_matcher(
-        self, event: str, index: int, value: Any, declared: str | None
-    ) -> tuple[str | None, ClaudeSpec]:
-        """The Claude Code side of a claude-code entry (matcher, event, tables)."""
-        from hermes_hooks.adapters import claude_code
-
-        return claude_code.read_spec(
-            event, value, declared, self.context(), lambda message: self.warn(event, index, message)
-        )
-
-    def matcher(
-        self, event: str, index: int, value: Any
-    ) -> tuple[str | None, re.Pattern[str] | None]:
-        if value is None:
-            return None, None
-        if not isinstance(value, str):
-            self.warn(
-                event,
-                index,
-                f"matcher must be a string (a regular expression), got "
-                f"{type(value).__name__}; ignored, so the hook fires for every tool",
-            )
-            return None, None
-        matcher = value.strip()
-        if not matcher:
-            return None, None
-        if event not in MATCHER_EVENTS:
-            self.warn(
-                event,
-                index,
-                f"matcher {matcher!r} is dropped — the matcher field is only honored for "
-                f"pre_tool_call / post_tool_call. The hook will fire on every {event} event.",
-            )
-            return None, None
-        try:
-            return matcher, re.compile(matcher)
-        except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
-            self.warn(
-                event,
-                index,
-                f"matcher {matcher!r} is not a valid regular expression ({exc}); the tool "
-                "name must equal it literally",
-            )
-            return matcher, None
 
     def timeout(self, event: str, index: int, value: Any) -> int:
         if value is None:

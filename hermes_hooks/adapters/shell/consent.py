@@ -29,6 +29,7 @@ import hashlib
 import json
 import logging
 import os
+import shlex
 import sys
 import tempfile
 import threading
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermes_hooks._log import warn_once
+from hermes_hooks.adapters.shell.config import auto_accept_configured, script_for_command
 from hermes_hooks.config import env_flag
 
 try:  # POSIX: cross-process locking
@@ -54,6 +56,7 @@ __all__ = [
     "Approval",
     "Baseline",
     "Drift",
+    "approve_hint",
     "baseline",
     "bypass_reason",
     "drift",
@@ -106,11 +109,14 @@ def is_inspecting() -> bool:
     return _inspecting.get()
 
 
+def approve_hint(event: str, command: str) -> str:
+    """The command line that approves ``command`` on ``event`` without a prompt."""
+    return f"hermes-hooks approve {event} {shlex.quote(command)}"
+
+
 def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
     """Which SH-22 bypass is active, or None: the ``--accept-hooks`` flag,
     ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
-    from hermes_hooks.adapters.shell_config import auto_accept_configured
-
     if accept_hooks:
         return "--accept-hooks"
     if env_flag("HERMES_ACCEPT_HOOKS"):
@@ -185,8 +191,6 @@ def _sha256(path: Path) -> str | None:
 
 def baseline(command: str) -> Baseline:
     """The current :class:`Baseline` of the script ``command`` runs."""
-    from hermes_hooks.adapters.shell_config import script_for_command
-
     path = script_for_command(command)
     if path is None:
         return Baseline(None, None, None)

@@ -1,0 +1,70 @@
+"""Shell hook dialects: how one kind of script is spoken to.
+
+A :class:`Dialect` is everything that differs between a script written for Hermes and
+one written for Claude Code: how an entry's matcher is read, when a firing reaches the
+script, what goes on its stdin and in its environment, how its stdout and exit code are
+read, and what the dispatcher receives.  Everything else (consent, the run itself,
+timeouts, the shared failure and fail-closed rules of
+:func:`~hermes_hooks.adapters.shell.output.interpret`) is common to every dialect.
+
+:data:`DIALECTS` maps the ``dialect:`` value of an entry to its dialect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from hermes_hooks.adapters.shell.dialects import claude_code, hermes
+from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
+from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+from hermes_hooks.adapters.shell.output import Directive, Outcome, Reading
+
+__all__ = ["DIALECTS", "Dialect", "dialect_of"]
+
+
+class Dialect(Protocol):
+    """What a dialect decides about its entries."""
+
+    name: str
+
+    def read_matcher(
+        self,
+        event: str,
+        value: Any,
+        declared: str | None,
+        warn: Callable[[str], None],
+        tables: Callable[[], ClaudeContext],
+    ) -> EntryMatcher:
+        """Read the entry's ``matcher`` (``declared``: the event key as written when it
+        is not ours); problems go to ``warn``; ``tables`` gives the shared Claude Code
+        tables of this ``hooks:`` block."""
+
+    def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
+        """Whether this firing reaches the script (a non-matching one is never spawned)."""
+
+    def stdin(
+        self, entry: ShellEntry, payload: dict[str, Any]
+    ) -> tuple[bytes, dict[str, str] | None]:
+        """The script's stdin, and its environment (None: the agent's own)."""
+
+    def read(self, reading: Reading) -> Directive | None:
+        """The directive in a finished run's exit code and stdout; failures are reported
+        through ``reading`` (``warn`` / ``fail``)."""
+
+    def deliver(
+        self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
+    ) -> Directive | None:
+        """What the dispatcher receives for this firing."""
+
+
+#: ``dialect:`` value -> its dialect.
+DIALECTS: dict[str, Dialect] = {
+    hermes.DIALECT.name: hermes.DIALECT,
+    claude_code.DIALECT.name: claude_code.DIALECT,
+}
+
+
+def dialect_of(entry: ShellEntry) -> Dialect:
+    """The dialect ``entry`` is written in."""
+    return DIALECTS[entry.dialect]

@@ -1,0 +1,257 @@
+"""The Hermes dialect: a shell hook's own protocol (the default ``dialect: hermes``).
+
+* **Entry**: ``matcher`` is a regular expression that must match the whole tool name,
+  honoured on ``pre_tool_call`` and ``post_tool_call`` only (SH-06, D-66).
+* **Stdin**: the SH-13 envelope (``hook_event_name``, ``tool_name``, ``tool_input``,
+  ``session_id``, ``cwd``, ``extra``); the environment is the agent's.
+* **Output**: one JSON object on stdout, read into the canonical directives of
+  ``_select``:
+
+  * ``pre_tool_call``: ``{"action": "block", "message"}``, ``{"action": "approve", ...}``
+    or ``{"action": "modify", "args"}``, from our ``action`` field, Claude Code's
+    ``decision`` / ``reason`` / ``tool_input`` or its
+    ``hookSpecificOutput.permissionDecision`` (D-23);
+  * ``pre_llm_call``: ``{"context": ...}`` (also read from Claude Code's
+    ``hookSpecificOutput.additionalContext``, the UserPromptSubmit field, SH-32);
+  * ``pre_verify``: ``{"action": "continue", "message"}``, Claude Code's
+    ``{"decision": "block", "reason"}`` included (SH-15);
+  * every other event: ``None`` (D-74: shell output is only honoured for SH-29).
+
+  Exit code 2 blocks a ``pre_tool_call`` (SH-17); any other non-zero exit is a failure,
+  though a block the hook printed still counts (SH-16..SH-20, D-70).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from hermes_hooks._select import directive_word, first_text
+from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
+from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+from hermes_hooks.adapters.shell.output import (
+    BLOCK_EXIT_CODE,
+    DEFAULT_BLOCK_MESSAGE,
+    Directive,
+    Outcome,
+    Reading,
+    exit_reason,
+)
+from hermes_hooks.adapters.shell.output import interpret as interpret_with
+from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
+from hermes_hooks.envelope import build_envelope, dumps
+
+__all__ = ["DIALECT", "MATCHER_EVENTS", "HermesDialect", "interpret", "normalise", "read"]
+
+
+#: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
+MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
+_UNPARSEABLE = "unparseable stdout (expected a JSON object)"
+
+
+# -- reading an entry --------------------------------------------------------------------
+
+
+def read_matcher(event: str, value: Any, warn: Callable[[str], None]) -> EntryMatcher:
+    """The entry's ``matcher`` as written and compiled; a bad one warns through ``warn``."""
+    if value is None:
+        return EntryMatcher()
+    if not isinstance(value, str):
+        warn(
+            f"matcher must be a string (a regular expression), got "
+            f"{type(value).__name__}; ignored, so the hook fires for every tool"
+        )
+        return EntryMatcher()
+    matcher = value.strip()
+    if not matcher:
+        return EntryMatcher()
+    if event not in MATCHER_EVENTS:
+        warn(
+            f"matcher {matcher!r} is dropped — the matcher field is only honored for "
+            f"pre_tool_call / post_tool_call. The hook will fire on every {event} event."
+        )
+        return EntryMatcher()
+    try:
+        return EntryMatcher(matcher, re.compile(matcher))
+    except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
+        warn(
+            f"matcher {matcher!r} is not a valid regular expression ({exc}); the tool "
+            "name must equal it literally"
+        )
+        return EntryMatcher(matcher)
+
+
+# -- reading the answer ------------------------------------------------------------------
+
+
+def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
+    action, decision = directive_word(doc.get("action")), directive_word(doc.get("decision"))
+    specific = doc.get("hookSpecificOutput")
+    specific = specific if isinstance(specific, dict) else {}
+    permission = directive_word(specific.get("permissionDecision"))
+    # Any block signal wins over anything else in the same document: a gate that
+    # says both "block" and "allow" is treated as blocking.
+    if action == "block":
+        return {"action": "block", "message": first_text(doc.get("message"), doc.get("reason"))}
+    if decision == "block":
+        return {"action": "block", "message": first_text(doc.get("reason"), doc.get("message"))}
+    if permission == "deny":
+        return {"action": "block", "message": first_text(specific.get("permissionDecisionReason"))}
+    if action == "approve":
+        approve: dict[str, Any] = {"action": "approve"}
+        for key in ("message", "rule_key", "review"):
+            if isinstance(doc.get(key), str):
+                approve[key] = doc[key]
+        return approve
+    if permission == "ask":  # D-23: Claude Code's "ask" escalates to the approval gate
+        approve = {"action": "approve"}
+        reason = first_text(specific.get("permissionDecisionReason"))
+        if reason is not None:
+            approve["message"] = reason
+        return approve
+    if action == "modify" and isinstance(doc.get("args"), dict) and doc["args"]:
+        return {"action": "modify", "args": doc["args"]}
+    if decision == "modify" and isinstance(doc.get("tool_input"), dict) and doc["tool_input"]:
+        return {"action": "modify", "args": doc["tool_input"]}
+    # {"decision": "approve"} means "allow" in Claude Code: no effect (D-23).
+    return None
+
+
+def _pre_llm_call(doc: dict[str, Any]) -> dict[str, Any] | None:
+    context = doc.get("context")
+    if context is None:
+        specific = doc.get("hookSpecificOutput")
+        if isinstance(specific, dict):
+            context = specific.get("additionalContext")
+    if context is None:
+        return None
+    # D-32: the aggregator converts a non-string with str() and ignores blank text.
+    return {"context": context}
+
+
+def _pre_verify(doc: dict[str, Any]) -> dict[str, Any] | None:
+    message = None
+    if directive_word(doc.get("action")) == "continue":
+        message = first_text(doc.get("message"), doc.get("reason"))
+    elif directive_word(doc.get("decision")) == "block":  # SH-15: block-the-stop means continue
+        message = first_text(doc.get("reason"), doc.get("message"))
+    return {"action": "continue", "message": message} if message else None
+
+
+_NORMALISERS = {
+    "pre_tool_call": _pre_tool_call,
+    "pre_llm_call": _pre_llm_call,
+    "pre_verify": _pre_verify,
+}
+
+
+def normalise(event: str, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The canonical directive in a hook's JSON object, or None (no effect)."""
+    normaliser = _NORMALISERS.get(event)
+    if normaliser is None:
+        return None
+    directive = normaliser(doc)
+    if directive is not None and directive.get("action") == "block" and not directive["message"]:
+        directive["message"] = DEFAULT_BLOCK_MESSAGE
+    return directive
+
+
+def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
+    """Parse stdout: (the JSON object or None, whether stdout was unusable).
+
+    Empty (or blank) stdout is no output, not an error (SH-14).  A non-UTF-8, cut
+    (over the capture cap), non-JSON or non-object stdout is unusable.
+    """
+    if result.stdout_truncated:
+        return None, True
+    try:
+        text = result.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, True
+    text = text.strip()
+    if not text:
+        return None, False
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):  # deep nesting exhausts the recursive parser
+        return None, True
+    if not isinstance(doc, dict):
+        return None, True
+    return doc, False
+
+
+def read(reading: Reading) -> Directive | None:
+    """Read a finished run the Hermes way: stdout is parsed whatever the exit code, so
+    a block printed by a failing hook still blocks."""
+    entry, result = reading.entry, reading.result
+    doc, unusable = _decode(result)
+    directive = normalise(entry.event, doc) if doc is not None else None
+    if unusable:
+        reading.unparseable = True
+        problem = _UNPARSEABLE
+        if result.stdout_truncated:
+            problem += f"; stdout exceeded {STREAM_CAP} bytes"
+        reading.fail(problem, _UNPARSEABLE)
+    rc = result.returncode
+    if reading.gate and rc == BLOCK_EXIT_CODE:
+        # SH-17: exit 2 blocks; the message is the stdout block's, else stderr's
+        # first 400 characters, else the default.
+        if directive is None or directive["action"] != "block":
+            directive = {
+                "action": "block",
+                "message": reading.stderr_message() or DEFAULT_BLOCK_MESSAGE,
+            }
+        reading.exit_two_blocks(directive)
+        reading.problem = None  # a deliberate block, not a failure
+        return directive
+    if rc != 0:
+        reading.fail(exit_reason(result))
+    return directive
+
+
+def interpret(entry: ShellEntry, result: RunResult, payload: Any = None) -> Outcome:
+    """One finished run of a Hermes-dialect ``entry``, interpreted."""
+    return interpret_with(entry, result, read, payload)
+
+
+class HermesDialect:
+    """The Hermes dialect as a :class:`~hermes_hooks.adapters.shell.dialects.Dialect`."""
+
+    name = HERMES_DIALECT
+
+    def read_matcher(
+        self,
+        event: str,
+        value: Any,
+        declared: str | None,
+        warn: Callable[[str], None],
+        tables: Callable[[], ClaudeContext],
+    ) -> EntryMatcher:
+        """A regular expression on the whole tool name (the tables are Claude's)."""
+        return read_matcher(event, value, warn)
+
+    def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
+        """A non-matching entry is never spawned (D-66)."""
+        return entry.matcher is None or entry.matches(payload.get("tool_name"))
+
+    def stdin(
+        self, entry: ShellEntry, payload: dict[str, Any]
+    ) -> tuple[bytes, dict[str, str] | None]:
+        """The SH-13 envelope; the agent's own environment."""
+        return dumps(build_envelope(entry.event, payload)), None
+
+    def read(self, reading: Reading) -> Directive | None:
+        """See :func:`read`."""
+        return read(reading)
+
+    def deliver(
+        self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
+    ) -> Directive | None:
+        """The directive goes to the dispatcher as it is."""
+        return outcome.directive
+
+
+#: The one instance the adapter uses.
+DIALECT = HermesDialect()

@@ -1,0 +1,74 @@
+"""One shell hook entry as loaded: :class:`ShellEntry`, what every other part of the
+shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeSpec
+
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "ShellEntry"]
+
+#: A hook's timeout in seconds when the entry sets none.
+DEFAULT_TIMEOUT = 60
+#: The longest timeout an entry may set (D-68).
+MAX_TIMEOUT = 300
+
+
+class EntryMatcher(NamedTuple):
+    """An entry's ``matcher`` as its dialect read it."""
+
+    text: str | None = None  # as written (trimmed); None matches everything
+    pattern: re.Pattern[str] | None = None  # the Hermes dialect's compiled expression
+    claude: ClaudeSpec | None = None  # the Claude Code dialect's side of the entry
+
+
+@dataclass(frozen=True, eq=False)
+class ShellEntry:
+    """One valid ``hooks.<event>[<index>]`` entry, ready to run."""
+
+    event: str
+    index: int
+    command: str  # trimmed, unexpanded: the consent key (D-67)
+    argv: tuple[str, ...]  # split, ``~`` expanded: what is executed
+    matcher: str | None = None
+    timeout: int = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    dialect: str = "hermes"  # or "claude-code"
+    claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
+    declared: str | None = None  # the event key as written, when not ours (PreToolUse)
+    rank: int = 0  # the order among the shell entries of ``event`` (D-19)
+
+    @property
+    def key(self) -> tuple[str, str | None, str, str]:
+        """The D-08 identity within one home: (event, matcher, command, dialect), the
+        dialect naming the Claude Code event for claude-code entries."""
+        flavour = self.dialect
+        if self.claude is not None:
+            flavour = f"{self.dialect}:{self.claude.event.name}"
+        return (self.event, self.matcher, self.command, flavour)
+
+    @property
+    def where(self) -> str:
+        """``hooks.<event>[<index>]`` as written in the file, for messages."""
+        return f"hooks.{self.declared or self.event}[{self.index}]"
+
+    def matches(self, tool_name: Any) -> bool:
+        """D-66: no matcher matches everything; a set matcher must match the whole tool
+        name (literal equality when the regex did not compile) and never matches a
+        missing one.  A claude-code entry applies Claude Code's rules to Claude's name
+        of the tool instead."""
+        if self.claude is not None:
+            return self.claude.matches_tool(tool_name)
+        if self.matcher is None:
+            return True
+        if not isinstance(tool_name, str):
+            return False
+        if self.pattern is None:
+            return tool_name == self.matcher
+        return self.pattern.fullmatch(tool_name) is not None

@@ -1,0 +1,289 @@
+"""Shell hooks in ``hermes-hooks list`` and ``doctor``, as the shell source reports them.
+
+:func:`section` renders the list section (CLI-01: matcher, timeout, consent state,
+drift warnings); :func:`check` yields the doctor findings of CLI-06 / D-85: execute
+bit, allowlist status, mtime and content drift, and a JSON smoke test on the synthetic
+payload with the elapsed time.  Neither writes the allowlist.  The helpers
+(:func:`approve_hint`, :func:`describe_entry`, :func:`drift_lines`, ...) are shared
+with the ``test`` and ``approve`` commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any, Literal, Protocol
+
+from hermes_hooks._perms import loose_paths
+from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
+from hermes_hooks.adapters.shell.consent import Allowlist, Approval, approve_hint, drift
+from hermes_hooks.adapters.shell.entry import ShellEntry
+from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+from hermes_hooks.report import Finding, Section
+from hermes_hooks.synthetic import synthetic_payload
+
+__all__ = [
+    "NO_MTIME_NOTE",
+    "LoadedShell",
+    "approve_hint",
+    "check",
+    "describe_entry",
+    "drift_lines",
+    "program_problem",
+    "section",
+    "short_text",
+]
+
+DriftLevel = Literal["ok", "info", "warn"]
+_LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠"}
+#: Byte-exact, carrying its own mark: an old entry is a note, not an issue (D-73).
+NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
+
+
+class LoadedShell(Protocol):
+    """What reporting needs of a loaded shell source (:class:`~.ShellSource`)."""
+
+    allowlist: Allowlist
+    bypass: str | None
+
+    def records(self) -> list[ShellRecord]:
+        """Every configured entry, in config order, with its state."""
+
+    def problems(self) -> list[ConfigProblem]:
+        """The warnings raised while reading the ``hooks:`` block."""
+
+
+def describe_entry(entry: ShellEntry) -> str:
+    """``matcher='x' timeout=5s fail_closed``: the settings of one entry (with
+    ``dialect=claude-code (PreToolUse)`` for a Claude Code entry)."""
+    parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
+    if entry.claude is not None:
+        parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
+    parts.append(f"timeout={entry.timeout}s")
+    if entry.fail_closed:
+        parts.append("fail_closed")
+    return " ".join(parts)
+
+
+def short_text(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
+    """(level, text) lines about a script's changes since ``approval``, and a JSON view."""
+    found = drift(approval)
+    lines: list[tuple[DriftLevel, str]] = []
+    hint = f"review it, then re-approve: {approve_hint(approval.event, approval.command)}"
+    if found.missing:
+        where = found.current.path or approval.command
+        lines.append(("warn", f"script not found: {where}"))
+    elif not found.mtime_recorded:
+        lines.append(("info", NO_MTIME_NOTE))  # D-73 keeps its own mark, byte-exact
+    elif found.mtime_changed:
+        lines.append(
+            (
+                "warn",
+                f"script modified since approval (was {approval.script_mtime_at_approval}, "
+                f"now {found.current.mtime}) — {hint}",
+            )
+        )
+    if found.content_changed:
+        was = (approval.script_sha256 or "")[:12]
+        now = (found.current.sha256 or "")[:12]
+        same_mtime = found.mtime_recorded and not found.mtime_changed
+        lines.append(
+            (
+                "warn",
+                f"script content changed since approval (sha256 {was}… → {now}…"
+                f"{', mtime preserved' if same_mtime else ''}) — {hint}",
+            )
+        )
+    if not lines:
+        lines.append(("ok", "script unchanged since approval"))
+    view = {
+        "script": str(found.current.path) if found.current.path else None,
+        "mtime_now": found.current.mtime,
+        "sha256_now": found.current.sha256,
+        "mtime_changed": found.mtime_changed if found.mtime_recorded else None,
+        "content_changed": found.content_changed,
+        "missing": found.missing,
+    }
+    return lines, view
+
+
+def _mark(level: str, text: str) -> str:
+    """``text`` with its level's mark in front (the D-73 note carries its own)."""
+    if text == NO_MTIME_NOTE:
+        return text
+    return f"{_LEVEL_MARKS[level]} {text}"
+
+
+def program_problem(entry: ShellEntry) -> str | None:
+    """Why ``entry`` cannot start, or None: the program must exist and be executable,
+    and the script it names (D-73) must be readable."""
+    program = entry.argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            return f"{program} not found"
+        if not os.access(program, os.X_OK):
+            return f"{program} is not executable (chmod +x it)"
+    elif shutil.which(program) is None:
+        return f"{program} not found on PATH"
+    script = script_for_command(entry.command)
+    if script is not None and str(script) != program and os.sep in str(script):
+        if not script.is_file():
+            return f"script {script} not found"
+        if not os.access(script, os.R_OK):
+            return f"script {script} is not readable"
+    return None
+
+
+# -- list ------------------------------------------------------------------------------
+
+
+_MARK = {
+    "registered": "✓",
+    "not allowlisted": "✗",
+    "declined": "✗",
+    "duplicate": "–",
+    "failed": "✗",
+}
+
+
+def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, Any], list[str]]:
+    entry = record.entry
+    view = record.as_dict()
+    approval = allowlist.find(entry.event, entry.command)
+    state = record.state
+    if state == "registered" and approval is None and record.consent == "allowlist":
+        state = "revoked"  # removed after load: running processes stop calling it (D-84)
+    mark = _MARK.get(state, "✗")
+    lines = [f"    {mark} {entry.command}  {describe_entry(entry)}  ({state})"]
+    view["state"] = state
+    view["approval"] = approval.as_json() if approval else None
+    view["drift"] = None
+    if approval is not None:
+        lines.append(f"        approved {approval.approved_at or '(no date recorded)'}")
+        changes, view["drift"] = drift_lines(approval)
+        lines.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
+    else:
+        lines.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
+    if record.note:
+        lines.append(f"        note: {record.note}")
+    return view, lines
+
+
+def section(source: LoadedShell) -> Section:
+    """The ``list`` section: each shell hook with its settings and consent state."""
+    records = source.records()
+    allowlist_view, problem = source.allowlist.read()
+    lines = [f"Shell hooks ({len(records)}):"]
+    if not records:
+        lines.append("  (none configured in the hooks: block of config.yaml)")
+    views: list[dict[str, Any]] = []
+    current_event = None
+    for record in records:
+        if record.entry.event != current_event:
+            current_event = record.entry.event
+            lines.append(f"  [{current_event}]")
+        view, record_lines = _record_view(record, source.allowlist)
+        views.append(view)
+        lines.extend(record_lines)
+    problems = source.problems()
+    if problems:
+        lines.append(f"  Config problems ({len(problems)}):")
+        lines.extend(f"    ⚠ {p.where}: {p.message}" for p in problems)
+    status = problem or f"{len(allowlist_view)} approval(s)"
+    lines.append(f"  Allowlist: {source.allowlist.path} ({status})")
+    if source.bypass:
+        lines.append(f"  Consent bypass active: {source.bypass}")
+    data = {
+        "allowlist": str(source.allowlist.path),
+        "allowlist_problem": problem,
+        "bypass": source.bypass,
+        "hooks": views,
+        "problems": [{"event": p.event, "index": p.index, "message": p.message} for p in problems],
+    }
+    return Section(data, lines)
+
+
+# -- doctor ----------------------------------------------------------------------------
+
+
+def _smoke(record: ShellRecord, subject: str) -> Finding:
+    """D-85: fire the hook once on the synthetic payload, with its own timeout."""
+    outcome = ShellHook(record.entry, None).run(synthetic_payload(record.entry.event))
+    result = outcome.result
+    took = f"{result.elapsed:.3f}s"
+    if result.error is not None:
+        return Finding("error", subject, f"could not start: {result.error}")
+    if result.timed_out:
+        return Finding(
+            "error",
+            subject,
+            f"timed out after {took} on the synthetic payload (timeout={record.entry.timeout}s)",
+        )
+    status = (
+        f"killed by signal {result.signal}"
+        if result.signal is not None
+        else f"exit {result.returncode}"
+    )
+    text = result.stdout.decode("utf-8", errors="replace").strip()
+    if outcome.unparseable:
+        return Finding(
+            "error",
+            subject,
+            f"stdout is not a JSON object ({status}, {took}): {short_text(text, 120)}",
+        )
+    parsed = json.dumps(outcome.directive, ensure_ascii=False) if outcome.directive else "none"
+    level: DriftLevel = "ok" if result.returncode in (0, 2) else "warn"
+    what = "empty stdout (observer-only)" if not text else "valid JSON"
+    if text and not text.startswith("{"):
+        what = "plain text"  # a claude-code hook's context (JSON otherwise)
+    return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
+
+
+def check(source: LoadedShell) -> list[Finding]:
+    """Doctor findings for every configured shell hook (CLI-06, D-85)."""
+    findings = [Finding("warn", f"shell {p.where}", p.message) for p in source.problems()]
+    _, problem = source.allowlist.read()
+    if problem is not None:
+        findings.append(Finding("error", f"allowlist {source.allowlist.path}", problem))
+    for record in source.records():
+        entry = record.entry
+        subject = f"shell {entry.where} {entry.command}"
+        if record.state == "duplicate":
+            findings.append(Finding("warn", subject, f"ignored: {record.note}"))
+            continue
+        broken = program_problem(entry)
+        if broken:
+            findings.append(Finding("error", subject, broken))
+        else:
+            findings.append(Finding("ok", subject, "program found and executable"))
+        script = script_for_command(entry.command)
+        if script is not None and script.exists():  # the script, and where it lives
+            code = [script, script.parent]
+            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
+        approval = source.allowlist.find(entry.event, entry.command)
+        if approval is None:
+            findings.append(
+                Finding(
+                    "warn",
+                    subject,
+                    "not allowlisted — it will NOT run; review the script, then: "
+                    + approve_hint(entry.event, entry.command),
+                )
+            )
+            findings.append(Finding("info", subject, "smoke test skipped — not allowlisted yet"))
+            continue
+        findings.append(
+            Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
+        )
+        changes, _ = drift_lines(approval)
+        findings.extend(Finding(level, subject, text) for level, text in changes)
+        if not broken:
+            findings.append(_smoke(record, subject))
+    return findings
