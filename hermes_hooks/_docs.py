@@ -121,7 +121,7 @@ def _section(contract: Contract) -> str:
         if contract.fail_closed
         else "fails open (a raising or timed-out callback is skipped)"
     )
-    webhook = "no (D-75)" if contract.name == "on_stream_delta" else "yes (notification only)"
+    webhook = "yes (notification only)" if contract.webhooks else "no (D-75)"
     rows = "".join(f"| `{f.name}` | `{f.type}` |\n" for f in contract.fields)
     marker = (
         'Every callback also receives `telemetry_schema_version="hermes.observer.v1"`.\n\n'

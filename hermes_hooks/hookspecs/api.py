@@ -109,7 +109,12 @@ def api_request_error(
     """
 
 
-@hookspec(kind=Kind.TRANSFORM, selection=Selection.ERROR_CLASSIFICATION, shell=ShellUse.REFUSED)
+@hookspec(
+    kind=Kind.TRANSFORM,
+    selection=Selection.ERROR_CLASSIFICATION,
+    shell=ShellUse.REFUSED,
+    shell_refusal="it is Python-plugin-only (SH-11): a shell hook cannot return a classification",
+)
 def transform_api_error_classification(
     provider: str,
     model: str,
