@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import re
+from pathlib import Path
 
 import hermes_hooks
 from hermes_hooks._contract import KIND_SENTENCES, POLICY, Kind, OnError, Selection, Thread
@@ -130,3 +132,20 @@ def test_hookimpl_marker_belongs_to_the_hermes_project() -> None:
     def pre_tool_call(**kwargs: object) -> None: ...
 
     assert pre_tool_call.hermes_impl["tryfirst"] is True  # type: ignore[attr-defined]
+
+
+#: Meta-tests that walk the whole catalogue: naming every hook does not test any one.
+_CATALOGUE_WIDE = {"test_catalogue.py", "test_docs.py", "test_schemas.py", "test_facade.py"}
+
+
+def test_every_hook_has_a_test_of_its_own() -> None:
+    tests = Path(__file__).resolve().parent
+    texts = [
+        path.read_text(encoding="utf-8")
+        for path in tests.rglob("*.py")
+        if path.name not in _CATALOGUE_WIDE
+    ]
+    untested = [
+        name for name in CATALOGUE if not any(re.search(rf"\b{name}\b", text) for text in texts)
+    ]
+    assert untested == [], f"hooks with no test of their own: {untested}"
