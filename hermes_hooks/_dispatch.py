@@ -19,11 +19,10 @@ from typing import Any
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._log import exception_text, excerpt, warn_once
-from hermes_hooks._manager import HookManager, suggest_hook
+from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
 from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
-from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -221,10 +220,7 @@ class Dispatcher:
     @staticmethod
     def contract(hook: str) -> Contract:
         """The contract of ``hook``, or :class:`UnknownHookError` with a suggestion."""
-        try:
-            return CATALOGUE[hook]
-        except KeyError:
-            raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
+        return contract_of(hook)
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """Run every callback of ``hook`` on ``payload``; return the aggregated answer.
@@ -235,7 +231,7 @@ class Dispatcher:
         try:
             plan = _PLANS[hook]
         except KeyError:
-            raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
+            raise unknown_hook(hook) from None
         aggregator = plan.aggregator(plan.contract, payload)
         self._run_all(plan, aggregator, None)
         return aggregator.answer()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from hermes_hooks._manager import suggest_hook
-from hermes_hooks.errors import UnknownHookError
+from hermes_hooks._manager import unknown_hook
 from hermes_hooks.hookspecs import CATALOGUE
 
 NAME = "hooks"
@@ -25,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     names = list(CATALOGUE)
     if args.hook:
         if args.hook not in CATALOGUE:
-            raise UnknownHookError(f"unknown hook '{args.hook}' — {suggest_hook(args.hook)}")
+            raise unknown_hook(args.hook)
         names = [args.hook]
     rows: list[dict[str, Any]] = [
         {
