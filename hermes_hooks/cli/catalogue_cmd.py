@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from hermes_hooks._contract import Contract
 from hermes_hooks._manager import unknown_hook
 from hermes_hooks.hookspecs import CATALOGUE
 
@@ -15,6 +16,14 @@ HELP = "print the hook catalogue: every hook, its kind and its payload fields"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """An optional hook name shows that hook's full documentation."""
     parser.add_argument("hook", nargs="?", help="show one hook in full")
+
+
+def _adapters_line(contract: Contract) -> str:
+    """Where else the hook may go, with the reason when it may not."""
+    shell = f"no ({contract.shell_refusal})" if contract.shell_refusal else "yes"
+    webhooks = f"no ({contract.webhook_refusal})" if contract.webhook_refusal else "yes"
+    matcher = "yes" if contract.matcher else "no"
+    return f"shell hooks: {shell}; outbound webhooks: {webhooks}; tool matcher: {matcher}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
             "on_error": c.policy.on_error.value,
             "thread": c.policy.thread.value,
             "shell": c.shell.value,
+            "shell_refusal": c.shell_refusal,
+            "webhooks": c.webhooks,
+            "webhook_refusal": c.webhook_refusal,
+            "matcher": c.matcher,
+            "streaming": c.streaming,
             "fields": {f.name: f.type for f in c.fields},
         }
         for c in (CATALOGUE[n] for n in names)
@@ -48,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             f"{contract.name}  ({contract.kind.value}; {contract.policy.on_error.value}; "
             f"thread: {contract.policy.thread.value}; shell: {contract.shell.value})"
         )
+        print(_adapters_line(contract))
         print()
         print(contract.doc)
         print()
