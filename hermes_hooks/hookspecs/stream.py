@@ -28,8 +28,9 @@ def on_stream_start(
 @hookspec(
     kind=Kind.STREAM,
     shell=ShellUse.REFUSED,
-    shell_refusal="it fires once per streamed token and would spawn one process per token (D-74)",
-    webhook_refusal="one POST per streamed token would flood the target's queue (D-75)",
+    # D-74 / D-75: the reasons are shown to users, so they are words only.
+    shell_refusal="it fires once per streamed token and would spawn one process per token",
+    webhook_refusal="one POST per streamed token would flood the target's queue",
     streaming=True,
     opt_in=OptIn(field="kind", value="reasoning", setting="stream_reasoning_deltas"),
 )

@@ -124,7 +124,7 @@ def test_unknown_events_and_on_stream_delta_are_dropped(caplog: pytest.LogCaptur
         "outbound webhook t: unknown event 'on_sesion_end' in hooks.outbound — did you mean "
         "'on_session_end'? Dropped.",
         "outbound webhook t: on_stream_delta is not available to outbound webhooks: one POST "
-        "per streamed token would flood the target's queue (D-75); dropped",
+        "per streamed token would flood the target's queue; dropped",
     ]
 
 
