@@ -7,7 +7,7 @@ classes into :class:`HookCalls`, which :class:`~hermes_hooks.hooks.Hooks` inheri
 
 Each hook becomes a keyword-only method typed from its hookspec signature, with
 ``**extra: Any`` for fields a host adds, the spec's docstring, the type of the answer
-its selection produces, and an async twin ``a<hook>``.  Type checkers see those
+its selection produces, and an async twin ``a<hook>`` typed from it.  Type checkers see those
 declarations; at run time each name is bound by
 :func:`hermes_hooks._facade._runtime.twins`.
 """
@@ -61,17 +61,21 @@ def _docstring(text: str, indent: str) -> str:
     return f'{indent}"""{lines[0]}\n{body}\n{indent}"""\n'
 
 
-def _declaration(contract: Contract, prefix: str, doc: str) -> str:
+def _declaration(contract: Contract) -> str:
+    """The typed method (``self`` positional-only, so :func:`async_twin` can type its
+    twin from it) and the twin, typed from the method."""
     indent = " " * 8
     params = "".join(f"{indent}    {f.name}: {f.type},\n" for f in contract.fields)
     return (
-        f"{indent}{prefix}def {'a' if prefix else ''}{contract.name}(\n"
+        f"{indent}def {contract.name}(\n"
         f"{indent}    self,\n"
+        f"{indent}    /,\n"
         f"{indent}    *,\n"
         f"{params}"
         f"{indent}    **extra: Any,\n"
         f"{indent}) -> {_returns(contract)}:\n"
-        f"{_docstring(doc, indent + '    ')}"
+        f"{_docstring(contract.method_doc, indent + '    ')}\n"
+        f"{indent}a{contract.name} = async_twin({contract.name})\n"
     )
 
 
@@ -87,8 +91,9 @@ def _area_module(module: ModuleType) -> str:
         "from typing import TYPE_CHECKING, Any\n\n",
         "from hermes_hooks._facade._runtime import FacadeBase, twins\n",
     ]
+    parts.append("\nif TYPE_CHECKING:\n")
+    parts.append("    from hermes_hooks._facade._runtime import async_twin\n")
     if types:
-        parts.append("\nif TYPE_CHECKING:\n")
         parts.append(f"    from hermes_hooks.types import {', '.join(types)}\n")
     parts.append(
         f'\n__all__ = ["{_class_name(module)}"]\n\n\n'
@@ -97,13 +102,7 @@ def _area_module(module: ModuleType) -> str:
         "    __slots__ = ()\n\n"
         "    if TYPE_CHECKING:\n\n"
     )
-    declarations = []
-    for contract in contracts:
-        declarations.append(_declaration(contract, "", contract.method_doc))
-        declarations.append(
-            _declaration(contract, "async ", f"The async twin of :meth:`{contract.name}`.")
-        )
-    parts.append("\n".join(declarations))
+    parts.append("\n".join(_declaration(c) for c in contracts))
     parts.append("    else:\n")
     parts.extend(_bind(c.name) for c in contracts)
     return _noqa_long_lines("".join(parts))

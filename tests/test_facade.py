@@ -46,7 +46,7 @@ def test_each_method_carries_the_spec_docstring_and_typed_signature() -> None:
 def test_the_typed_declarations_name_the_answer_type() -> None:
     text = (SOURCE_FACADE / "tools.py").read_text(encoding="utf-8")
     assert "            **extra: Any,\n        ) -> ToolDecision:\n" in text
-    assert "async def apre_tool_call(" in text
+    assert "        apre_tool_call = async_twin(pre_tool_call)\n" in text
     stream = (SOURCE_FACADE / "stream.py").read_text(encoding="utf-8")
     assert "def on_stream_delta(\n" in stream and ") -> None:\n" in stream
 
@@ -67,12 +67,27 @@ def test_reasoning_deltas_pass_only_with_the_opt_in(opted_in: bool) -> None:
     assert seen == (["reasoning:think", "reasoning:more", "text:Hi"] if opted_in else ["text:Hi"])
 
 
+#: Every field spelt out: a ``**dict`` argument would let mypy assume it holds the rest.
 HOST = """
 from hermes_hooks.hooks import Hooks
 
 
 def gate(hooks: Hooks) -> bool:
     decision = hooks.pre_tool_call(
+        tool_nmae="terminal",
+        args={"command": "ls"},
+        task_id="",
+        session_id="s",
+        tool_call_id="c",
+        turn_id="t",
+        api_request_id="r",
+        middleware_trace=[],
+    )
+    return decision.blocked
+
+
+async def agate(hooks: Hooks) -> bool:
+    decision = await hooks.apre_tool_call(
         tool_nmae="terminal",
         args={"command": "ls"},
         task_id="",
@@ -101,8 +116,12 @@ def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
 def test_mypy_rejects_a_misspelt_field_in_a_host(tmp_path: Path) -> None:
     result = _mypy(tmp_path, HOST)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert 'Missing named argument "tool_name" for "pre_tool_call" of "ToolsCalls"' in (
-        result.stdout
-    ), result.stdout
+    errors = [
+        line.split(": error: ")[1] for line in result.stdout.splitlines() if ": error: " in line
+    ]
+    assert errors == [
+        'Missing named argument "tool_name" for "pre_tool_call" of "ToolsCalls"  [call-arg]',
+        'Missing named argument "tool_name"  [call-arg]',
+    ], result.stdout
     fixed = _mypy(tmp_path, HOST.replace("tool_nmae=", "tool_name="))
     assert fixed.returncode == 0, fixed.stdout + fixed.stderr

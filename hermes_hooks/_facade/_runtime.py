@@ -24,6 +24,19 @@ __all__ = ["FacadeBase", "twins"]
 Sync = Callable[..., Any]
 Async = Callable[..., Coroutine[Any, Any, Any]]
 
+if TYPE_CHECKING:
+    from typing import Concatenate, ParamSpec, TypeVar
+
+    _P = ParamSpec("_P")
+    _R = TypeVar("_R")
+    _S = TypeVar("_S")
+
+    def async_twin(
+        method: Callable[Concatenate[_S, _P], _R],
+    ) -> Callable[Concatenate[_S, _P], Coroutine[Any, Any, _R]]:
+        """For type checkers only: ``a<hook>`` takes what ``<hook>`` takes and is
+        awaited for what it returns, so each generated signature is written once."""
+
 
 class FacadeBase:
     """What a generated facade method needs from the class it is mixed into."""

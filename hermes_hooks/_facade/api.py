@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
 if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
     from hermes_hooks.types import ErrorClassification
 
 __all__ = ["ApiCalls"]
@@ -23,6 +24,7 @@ class ApiCalls(FacadeBase):
 
         def pre_api_request(
             self,
+            /,
             *,
             task_id: str,
             turn_id: str,
@@ -59,37 +61,11 @@ class ApiCalls(FacadeBase):
             secrets masked, inline media replaced by ``"<omitted N bytes>"``).
             """
 
-        async def apre_api_request(
-            self,
-            *,
-            task_id: str,
-            turn_id: str,
-            api_request_id: str,
-            session_id: str,
-            user_message: str,
-            conversation_history: list[dict[str, Any]],
-            platform: str,
-            model: str,
-            provider: str,
-            base_url: str,
-            api_mode: str,
-            api_call_count: int,
-            retry_count: int,
-            request_messages: list[dict[str, Any]],
-            message_count: int,
-            tool_count: int,
-            approx_input_tokens: int,
-            request_char_count: int,
-            max_tokens: int | None,
-            started_at: float,
-            middleware_trace: list[Any],
-            request: dict[str, Any],
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`pre_api_request`."""
+        apre_api_request = async_twin(pre_api_request)
 
         def post_api_request(
             self,
+            /,
             *,
             task_id: str,
             turn_id: str,
@@ -123,36 +99,11 @@ class ApiCalls(FacadeBase):
             Sensitivity: ``response`` is sanitised (D-37); ``assistant_message`` is raw.
             """
 
-        async def apost_api_request(
-            self,
-            *,
-            task_id: str,
-            turn_id: str,
-            api_request_id: str,
-            session_id: str,
-            platform: str,
-            model: str,
-            provider: str,
-            base_url: str,
-            api_mode: str,
-            api_call_count: int,
-            api_duration: float,
-            started_at: float,
-            ended_at: float,
-            finish_reason: str | None,
-            message_count: int,
-            response_model: str | None,
-            response: dict[str, Any],
-            usage: dict[str, Any] | None,
-            assistant_message: dict[str, Any],
-            assistant_content_chars: int,
-            assistant_tool_call_count: int,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`post_api_request`."""
+        apost_api_request = async_twin(post_api_request)
 
         def api_request_error(
             self,
+            /,
             *,
             task_id: str,
             turn_id: str,
@@ -185,35 +136,11 @@ class ApiCalls(FacadeBase):
             Sensitivity: error text may contain provider or user data.
             """
 
-        async def aapi_request_error(
-            self,
-            *,
-            task_id: str,
-            turn_id: str,
-            api_request_id: str,
-            session_id: str,
-            platform: str,
-            model: str,
-            provider: str,
-            base_url: str,
-            api_mode: str,
-            api_call_count: int,
-            api_duration: float,
-            started_at: float,
-            ended_at: float,
-            status_code: int | None,
-            retry_count: int,
-            max_retries: int,
-            retryable: bool,
-            reason: str,
-            error: str,
-            request: dict[str, Any],
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`api_request_error`."""
+        aapi_request_error = async_twin(api_request_error)
 
         def transform_api_error_classification(
             self,
+            /,
             *,
             provider: str,
             model: str,
@@ -245,23 +172,7 @@ class ApiCalls(FacadeBase):
             Sensitivity: ``error_message`` and ``error_body`` may carry unredacted data.
             """
 
-        async def atransform_api_error_classification(
-            self,
-            *,
-            provider: str,
-            model: str,
-            status_code: int | None,
-            error_type: str | None,
-            error_code: str | None,
-            error_message: str | None,
-            error_body: Any,
-            error: Any,
-            approx_tokens: int | None,
-            context_length: int | None,
-            num_messages: int | None,
-            **extra: Any,
-        ) -> ErrorClassification | None:
-            """The async twin of :meth:`transform_api_error_classification`."""
+        atransform_api_error_classification = async_twin(transform_api_error_classification)
     else:
         pre_api_request, apre_api_request = twins("pre_api_request")
         post_api_request, apost_api_request = twins("post_api_request")

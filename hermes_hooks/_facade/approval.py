@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["ApprovalCalls"]
 
 
@@ -19,6 +22,7 @@ class ApprovalCalls(FacadeBase):
 
         def pre_approval_request(
             self,
+            /,
             *,
             command: str,
             description: str,
@@ -41,23 +45,11 @@ class ApprovalCalls(FacadeBase):
             Sensitivity: the command may contain secrets.
             """
 
-        async def apre_approval_request(
-            self,
-            *,
-            command: str,
-            description: str,
-            pattern_key: str,
-            pattern_keys: list[str],
-            session_key: str,
-            surface: str,
-            turn_id: str,
-            tool_call_id: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`pre_approval_request`."""
+        apre_approval_request = async_twin(pre_approval_request)
 
         def post_approval_response(
             self,
+            /,
             *,
             command: str,
             description: str,
@@ -81,22 +73,7 @@ class ApprovalCalls(FacadeBase):
             ``"aux_llm"`` exactly for smart choices (D-53).
             """
 
-        async def apost_approval_response(
-            self,
-            *,
-            command: str,
-            description: str,
-            pattern_key: str,
-            pattern_keys: list[str],
-            session_key: str,
-            surface: str,
-            turn_id: str,
-            tool_call_id: str,
-            choice: str,
-            decided_by: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`post_approval_response`."""
+        apost_approval_response = async_twin(post_approval_response)
     else:
         pre_approval_request, apre_approval_request = twins("pre_approval_request")
         post_approval_response, apost_approval_response = twins("post_approval_response")

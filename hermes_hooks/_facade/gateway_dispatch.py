@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
 if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
     from hermes_hooks.types import DispatchDecision
 
 __all__ = ["GatewayDispatchCalls"]
@@ -23,6 +24,7 @@ class GatewayDispatchCalls(FacadeBase):
 
         def pre_gateway_dispatch(
             self,
+            /,
             *,
             event: Any,
             gateway: Any,
@@ -45,18 +47,11 @@ class GatewayDispatchCalls(FacadeBase):
             Sensitivity: extremely privileged in-process objects.
             """
 
-        async def apre_gateway_dispatch(
-            self,
-            *,
-            event: Any,
-            gateway: Any,
-            session_store: Any,
-            **extra: Any,
-        ) -> DispatchDecision | None:
-            """The async twin of :meth:`pre_gateway_dispatch`."""
+        apre_gateway_dispatch = async_twin(pre_gateway_dispatch)
 
         def gateway_platform_event(
             self,
+            /,
             *,
             platform: str,
             event_type: str,
@@ -73,18 +68,11 @@ class GatewayDispatchCalls(FacadeBase):
             fields are ``None``.  It never carries ``telemetry_schema_version`` (D-17).
             """
 
-        async def agateway_platform_event(
-            self,
-            *,
-            platform: str,
-            event_type: str,
-            payload: dict[str, Any],
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`gateway_platform_event`."""
+        agateway_platform_event = async_twin(gateway_platform_event)
 
         def pre_command(
             self,
+            /,
             *,
             surface: str,
             command: str,
@@ -105,18 +93,7 @@ class GatewayDispatchCalls(FacadeBase):
             Sensitivity: ``args_raw`` may contain secrets typed after the command.
             """
 
-        async def apre_command(
-            self,
-            *,
-            surface: str,
-            command: str,
-            alias_used: str,
-            args_raw: str,
-            session_key: str,
-            platform: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`pre_command`."""
+        apre_command = async_twin(pre_command)
     else:
         pre_gateway_dispatch, apre_gateway_dispatch = twins("pre_gateway_dispatch")
         gateway_platform_event, agateway_platform_event = twins("gateway_platform_event")

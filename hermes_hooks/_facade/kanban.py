@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["KanbanCalls"]
 
 
@@ -20,6 +23,7 @@ class KanbanCalls(FacadeBase):
 
         def kanban_task_claimed(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -36,20 +40,11 @@ class KanbanCalls(FacadeBase):
             created.
             """
 
-        async def akanban_task_claimed(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`kanban_task_claimed`."""
+        akanban_task_claimed = async_twin(kanban_task_claimed)
 
         def kanban_task_completed(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -66,21 +61,11 @@ class KanbanCalls(FacadeBase):
             Fires after completion and cleanup, usually in the worker process.
             """
 
-        async def akanban_task_completed(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            summary: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`kanban_task_completed`."""
+        akanban_task_completed = async_twin(kanban_task_completed)
 
         def kanban_task_blocked(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -98,21 +83,11 @@ class KanbanCalls(FacadeBase):
             write transaction.
             """
 
-        async def akanban_task_blocked(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            reason: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`kanban_task_blocked`."""
+        akanban_task_blocked = async_twin(kanban_task_blocked)
 
         def on_kanban_worker_spawned(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -131,22 +106,11 @@ class KanbanCalls(FacadeBase):
             the dispatch lock: keep it fast.
             """
 
-        async def aon_kanban_worker_spawned(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            worker_pid: int | None,
-            workspace_path: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_kanban_worker_spawned`."""
+        aon_kanban_worker_spawned = async_twin(on_kanban_worker_spawned)
 
         def on_kanban_worker_exited(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -169,25 +133,11 @@ class KanbanCalls(FacadeBase):
             ``outcome`` and ``retry_status`` pass through verbatim (D-55).
             """
 
-        async def aon_kanban_worker_exited(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            worker_pid: int | None,
-            exit_kind: str,
-            exit_code: int | None,
-            outcome: str,
-            retry_status: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_kanban_worker_exited`."""
+        aon_kanban_worker_exited = async_twin(on_kanban_worker_exited)
 
         def on_kanban_worker_stale_claim(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -206,23 +156,11 @@ class KanbanCalls(FacadeBase):
             Fires after a claim whose TTL expired is reclaimed.
             """
 
-        async def aon_kanban_worker_stale_claim(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            worker_pid: int | None,
-            heartbeat_stale: bool,
-            retry_status: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_kanban_worker_stale_claim`."""
+        aon_kanban_worker_stale_claim = async_twin(on_kanban_worker_stale_claim)
 
         def on_kanban_task_updated(
             self,
+            /,
             *,
             task_id: str,
             profile_name: str,
@@ -240,21 +178,11 @@ class KanbanCalls(FacadeBase):
             ``changed_fields`` names fields, never values.
             """
 
-        async def aon_kanban_task_updated(
-            self,
-            *,
-            task_id: str,
-            profile_name: str,
-            board: str,
-            assignee: str | None,
-            run_id: str | None,
-            changed_fields: list[str],
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_kanban_task_updated`."""
+        aon_kanban_task_updated = async_twin(on_kanban_task_updated)
 
         def on_kanban_dispatch_tick(
             self,
+            /,
             *,
             board: str,
             profile_name: str,
@@ -273,17 +201,7 @@ class KanbanCalls(FacadeBase):
             hooks and webhooks (D-56).
             """
 
-        async def aon_kanban_dispatch_tick(
-            self,
-            *,
-            board: str,
-            profile_name: str,
-            dry_run: bool,
-            outcome: str,
-            result: Any,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_kanban_dispatch_tick`."""
+        aon_kanban_dispatch_tick = async_twin(on_kanban_dispatch_tick)
     else:
         kanban_task_claimed, akanban_task_claimed = twins("kanban_task_claimed")
         kanban_task_completed, akanban_task_completed = twins("kanban_task_completed")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
 if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
     from hermes_hooks.types import VerifyDirective
 
 __all__ = ["LlmCalls"]
@@ -22,6 +23,7 @@ class LlmCalls(FacadeBase):
 
         def pre_llm_call(
             self,
+            /,
             *,
             session_id: str,
             task_id: str,
@@ -50,25 +52,11 @@ class LlmCalls(FacadeBase):
             Sensitivity: the full user message and conversation history.
             """
 
-        async def apre_llm_call(
-            self,
-            *,
-            session_id: str,
-            task_id: str,
-            turn_id: str,
-            user_message: str,
-            conversation_history: list[dict[str, Any]],
-            is_first_turn: bool,
-            model: str,
-            platform: str,
-            parent_session_id: str | None,
-            sender_id: str | None,
-            **extra: Any,
-        ) -> str | None:
-            """The async twin of :meth:`pre_llm_call`."""
+        apre_llm_call = async_twin(pre_llm_call)
 
         def transform_llm_output(
             self,
+            /,
             *,
             response_text: str,
             session_id: str,
@@ -89,19 +77,11 @@ class LlmCalls(FacadeBase):
             Sensitivity: the full final assistant text.
             """
 
-        async def atransform_llm_output(
-            self,
-            *,
-            response_text: str,
-            session_id: str,
-            model: str,
-            platform: str,
-            **extra: Any,
-        ) -> str | None:
-            """The async twin of :meth:`transform_llm_output`."""
+        atransform_llm_output = async_twin(transform_llm_output)
 
         def post_llm_call(
             self,
+            /,
             *,
             session_id: str,
             task_id: str,
@@ -124,23 +104,11 @@ class LlmCalls(FacadeBase):
             Sensitivity: the full prompt, response and history.
             """
 
-        async def apost_llm_call(
-            self,
-            *,
-            session_id: str,
-            task_id: str,
-            turn_id: str,
-            user_message: str,
-            assistant_response: str,
-            conversation_history: list[dict[str, Any]],
-            model: str,
-            platform: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`post_llm_call`."""
+        apost_llm_call = async_twin(post_llm_call)
 
         def pre_verify(
             self,
+            /,
             *,
             session_id: str,
             platform: str,
@@ -166,19 +134,7 @@ class LlmCalls(FacadeBase):
             Guidance: make hooks idempotent; use ``coding`` and ``attempt`` to limit them.
             """
 
-        async def apre_verify(
-            self,
-            *,
-            session_id: str,
-            platform: str,
-            model: str,
-            coding: bool,
-            attempt: int,
-            final_response: str,
-            changed_paths: list[str],
-            **extra: Any,
-        ) -> VerifyDirective | None:
-            """The async twin of :meth:`pre_verify`."""
+        apre_verify = async_twin(pre_verify)
     else:
         pre_llm_call, apre_llm_call = twins("pre_llm_call")
         transform_llm_output, atransform_llm_output = twins("transform_llm_output")

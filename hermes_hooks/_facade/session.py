@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["SessionCalls"]
 
 
@@ -19,6 +22,7 @@ class SessionCalls(FacadeBase):
 
         def on_session_start(
             self,
+            /,
             *,
             session_id: str,
             model: str,
@@ -33,18 +37,11 @@ class SessionCalls(FacadeBase):
             (D-40); after a reset, for the new id on its first turn.
             """
 
-        async def aon_session_start(
-            self,
-            *,
-            session_id: str,
-            model: str,
-            platform: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_session_start`."""
+        aon_session_start = async_twin(on_session_start)
 
         def on_session_end(
             self,
+            /,
             *,
             session_id: str,
             task_id: str,
@@ -72,26 +69,11 @@ class SessionCalls(FacadeBase):
             omit fields; declare parameters with defaults or accept ``**kwargs``.
             """
 
-        async def aon_session_end(
-            self,
-            *,
-            session_id: str,
-            task_id: str,
-            turn_id: str,
-            completed: bool,
-            failed: bool,
-            interrupted: bool,
-            turn_exit_reason: str,
-            model: str,
-            platform: str,
-            reason: str | None,
-            api_request_id: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_session_end`."""
+        aon_session_end = async_twin(on_session_end)
 
         def on_session_finalize(
             self,
+            /,
             *,
             session_id: str | None,
             platform: str,
@@ -110,20 +92,11 @@ class SessionCalls(FacadeBase):
             gateway resets.
             """
 
-        async def aon_session_finalize(
-            self,
-            *,
-            session_id: str | None,
-            platform: str,
-            reason: str,
-            old_session_id: str | None,
-            new_session_id: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_session_finalize`."""
+        aon_session_finalize = async_twin(on_session_finalize)
 
         def on_session_reset(
             self,
+            /,
             *,
             session_id: str,
             platform: str,
@@ -141,17 +114,7 @@ class SessionCalls(FacadeBase):
             ``on_session_reset(new)`` then ``on_session_start(new)`` on the next turn (D-44).
             """
 
-        async def aon_session_reset(
-            self,
-            *,
-            session_id: str,
-            platform: str,
-            reason: str,
-            old_session_id: str | None,
-            new_session_id: str | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_session_reset`."""
+        aon_session_reset = async_twin(on_session_reset)
     else:
         on_session_start, aon_session_start = twins("on_session_start")
         on_session_end, aon_session_end = twins("on_session_end")

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["SkillsCalls"]
 
 
@@ -19,6 +22,7 @@ class SkillsCalls(FacadeBase):
 
         def on_skill_lifecycle(
             self,
+            /,
             *,
             action: str,
             skill_name: str,
@@ -40,19 +44,6 @@ class SkillsCalls(FacadeBase):
             ``external``, ``local``, ``unknown``; unknown facts are ``None`` (D-45).
             """
 
-        async def aon_skill_lifecycle(
-            self,
-            *,
-            action: str,
-            skill_name: str,
-            provenance: str,
-            task_id: str,
-            session_id: str,
-            use_count: int | None,
-            reused: bool | None,
-            reuse_after_patch: bool | None,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_skill_lifecycle`."""
+        aon_skill_lifecycle = async_twin(on_skill_lifecycle)
     else:
         on_skill_lifecycle, aon_skill_lifecycle = twins("on_skill_lifecycle")

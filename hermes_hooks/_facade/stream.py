@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["StreamCalls"]
 
 
@@ -20,6 +23,7 @@ class StreamCalls(FacadeBase):
 
         def on_stream_start(
             self,
+            /,
             *,
             turn_id: str,
             iteration: int,
@@ -39,21 +43,11 @@ class StreamCalls(FacadeBase):
             Payload: the common stream fields only.
             """
 
-        async def aon_stream_start(
-            self,
-            *,
-            turn_id: str,
-            iteration: int,
-            session_id: str,
-            model: str,
-            provider: str,
-            surface: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_stream_start`."""
+        aon_stream_start = async_twin(on_stream_start)
 
         def on_stream_delta(
             self,
+            /,
             *,
             delta: str,
             kind: str,
@@ -77,23 +71,11 @@ class StreamCalls(FacadeBase):
             Sensitivity: ``delta`` is raw model output.
             """
 
-        async def aon_stream_delta(
-            self,
-            *,
-            delta: str,
-            kind: str,
-            turn_id: str,
-            iteration: int,
-            session_id: str,
-            model: str,
-            provider: str,
-            surface: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_stream_delta`."""
+        aon_stream_delta = async_twin(on_stream_delta)
 
         def on_stream_end(
             self,
+            /,
             *,
             final_text: str,
             finished: bool,
@@ -114,24 +96,11 @@ class StreamCalls(FacadeBase):
             ``error`` is ``None`` on success, else the error text (D-62).
             """
 
-        async def aon_stream_end(
-            self,
-            *,
-            final_text: str,
-            finished: bool,
-            error: str | None,
-            turn_id: str,
-            iteration: int,
-            session_id: str,
-            model: str,
-            provider: str,
-            surface: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_stream_end`."""
+        aon_stream_end = async_twin(on_stream_end)
 
         def on_interim_message(
             self,
+            /,
             *,
             text: str,
             already_streamed: bool,
@@ -151,20 +120,7 @@ class StreamCalls(FacadeBase):
             Registering only this hook does not force the streaming transport (D-63).
             """
 
-        async def aon_interim_message(
-            self,
-            *,
-            text: str,
-            already_streamed: bool,
-            turn_id: str,
-            iteration: int,
-            session_id: str,
-            model: str,
-            provider: str,
-            surface: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`on_interim_message`."""
+        aon_interim_message = async_twin(on_interim_message)
     else:
         on_stream_start, aon_stream_start = twins("on_stream_start")
         on_stream_delta, aon_stream_delta = twins("on_stream_delta")

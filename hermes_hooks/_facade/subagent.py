@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
+if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
+
 __all__ = ["SubagentCalls"]
 
 
@@ -19,6 +22,7 @@ class SubagentCalls(FacadeBase):
 
         def subagent_start(
             self,
+            /,
             *,
             parent_session_id: str | None,
             parent_turn_id: str,
@@ -41,22 +45,11 @@ class SubagentCalls(FacadeBase):
             Sensitivity: the child goal may contain user or project content.
             """
 
-        async def asubagent_start(
-            self,
-            *,
-            parent_session_id: str | None,
-            parent_turn_id: str,
-            parent_subagent_id: str | None,
-            child_session_id: str | None,
-            child_subagent_id: str,
-            child_role: str | None,
-            child_goal: str,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`subagent_start`."""
+        asubagent_start = async_twin(subagent_start)
 
         def subagent_stop(
             self,
+            /,
             *,
             parent_session_id: str | None,
             parent_turn_id: str,
@@ -79,20 +72,7 @@ class SubagentCalls(FacadeBase):
             many times per turn.
             """
 
-        async def asubagent_stop(
-            self,
-            *,
-            parent_session_id: str | None,
-            parent_turn_id: str,
-            child_session_id: str | None,
-            child_role: str | None,
-            child_summary: str | None,
-            child_status: str,
-            tool_call_history: list[dict[str, Any]],
-            duration_ms: int,
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`subagent_stop`."""
+        asubagent_stop = async_twin(subagent_stop)
     else:
         subagent_start, asubagent_start = twins("subagent_start")
         subagent_stop, asubagent_stop = twins("subagent_stop")

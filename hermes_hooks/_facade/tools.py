@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
 if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
     from hermes_hooks.types import ToolDecision
 
 __all__ = ["ToolsCalls"]
@@ -23,6 +24,7 @@ class ToolsCalls(FacadeBase):
 
         def pre_tool_call(
             self,
+            /,
             *,
             tool_name: str,
             args: dict[str, Any],
@@ -62,23 +64,11 @@ class ToolsCalls(FacadeBase):
             Sensitivity: the raw arguments may contain user content, paths, commands or secrets.
             """
 
-        async def apre_tool_call(
-            self,
-            *,
-            tool_name: str,
-            args: dict[str, Any],
-            task_id: str,
-            session_id: str,
-            tool_call_id: str,
-            turn_id: str,
-            api_request_id: str,
-            middleware_trace: list[Any],
-            **extra: Any,
-        ) -> ToolDecision:
-            """The async twin of :meth:`pre_tool_call`."""
+        apre_tool_call = async_twin(pre_tool_call)
 
         def post_tool_call(
             self,
+            /,
             *,
             tool_name: str,
             args: dict[str, Any],
@@ -111,28 +101,11 @@ class ToolsCalls(FacadeBase):
             Sensitivity: result and error text may contain tool or user content and secrets.
             """
 
-        async def apost_tool_call(
-            self,
-            *,
-            tool_name: str,
-            args: dict[str, Any],
-            result: str,
-            task_id: str,
-            session_id: str,
-            tool_call_id: str,
-            turn_id: str,
-            api_request_id: str,
-            duration_ms: int,
-            status: str,
-            error_type: str | None,
-            error_message: str | None,
-            middleware_trace: list[Any],
-            **extra: Any,
-        ) -> None:
-            """The async twin of :meth:`post_tool_call`."""
+        apost_tool_call = async_twin(post_tool_call)
 
         def transform_tool_result(
             self,
+            /,
             *,
             tool_name: str,
             args: dict[str, Any],
@@ -162,27 +135,11 @@ class ToolsCalls(FacadeBase):
             Sensitivity: the full result destined for the model, and the arguments.
             """
 
-        async def atransform_tool_result(
-            self,
-            *,
-            tool_name: str,
-            args: dict[str, Any],
-            result: str,
-            task_id: str,
-            session_id: str,
-            tool_call_id: str,
-            turn_id: str,
-            api_request_id: str,
-            duration_ms: int,
-            status: str,
-            error_type: str | None,
-            error_message: str | None,
-            **extra: Any,
-        ) -> str | None:
-            """The async twin of :meth:`transform_tool_result`."""
+        atransform_tool_result = async_twin(transform_tool_result)
 
         def transform_terminal_output(
             self,
+            /,
             *,
             command: str,
             output: str,
@@ -207,17 +164,7 @@ class ToolsCalls(FacadeBase):
             Sensitivity: command and output may contain credentials.
             """
 
-        async def atransform_terminal_output(
-            self,
-            *,
-            command: str,
-            output: str,
-            returncode: int,
-            task_id: str,
-            env_type: str,
-            **extra: Any,
-        ) -> str | None:
-            """The async twin of :meth:`transform_terminal_output`."""
+        atransform_terminal_output = async_twin(transform_terminal_output)
     else:
         pre_tool_call, apre_tool_call = twins("pre_tool_call")
         post_tool_call, apost_tool_call = twins("post_tool_call")

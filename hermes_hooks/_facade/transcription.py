@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._facade._runtime import FacadeBase, twins
 
 if TYPE_CHECKING:
+    from hermes_hooks._facade._runtime import async_twin
     from hermes_hooks.types import TranscriptionRequest
 
 __all__ = ["TranscriptionCalls"]
@@ -22,6 +23,7 @@ class TranscriptionCalls(FacadeBase):
 
         def pre_transcription(
             self,
+            /,
             *,
             file_path: str,
             provider: str,
@@ -48,17 +50,6 @@ class TranscriptionCalls(FacadeBase):
             Sensitivity: the final prompt is sent to the STT provider with the audio.
             """
 
-        async def apre_transcription(
-            self,
-            *,
-            file_path: str,
-            provider: str,
-            model: str | None,
-            language: str | None,
-            prompt: str | None,
-            source: str | None,
-            **extra: Any,
-        ) -> TranscriptionRequest:
-            """The async twin of :meth:`pre_transcription`."""
+        apre_transcription = async_twin(pre_transcription)
     else:
         pre_transcription, apre_transcription = twins("pre_transcription")
