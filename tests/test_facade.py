@@ -68,28 +68,10 @@ def test_reasoning_deltas_pass_only_with_the_opt_in(opted_in: bool) -> None:
 
 
 #: Every field spelt out: a ``**dict`` argument would let mypy assume it holds the rest.
-HOST = """
-from hermes_hooks.hooks import Hooks
-
-
-def gate(hooks: Hooks) -> bool:
-    decision = hooks.pre_tool_call(
+_CALL = """
+    decision = {awaiting}hooks.{method}(
         tool_nmae="terminal",
-        args={"command": "ls"},
-        task_id="",
-        session_id="s",
-        tool_call_id="c",
-        turn_id="t",
-        api_request_id="r",
-        middleware_trace=[],
-    )
-    return decision.blocked
-
-
-async def agate(hooks: Hooks) -> bool:
-    decision = await hooks.apre_tool_call(
-        tool_nmae="terminal",
-        args={"command": "ls"},
+        args={{"command": "ls"}},
         task_id="",
         session_id="s",
         tool_call_id="c",
@@ -99,6 +81,13 @@ async def agate(hooks: Hooks) -> bool:
     )
     return decision.blocked
 """
+HOST = (
+    "from hermes_hooks.hooks import Hooks\n\n\n"
+    "def gate(hooks: Hooks) -> bool:"
+    + _CALL.format(awaiting="", method="pre_tool_call")
+    + "\n\nasync def agate(hooks: Hooks) -> bool:"
+    + _CALL.format(awaiting="await ", method="apre_tool_call")
+)
 
 
 def _mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
