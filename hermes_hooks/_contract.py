@@ -3,12 +3,16 @@
 Every catalogued hook has exactly one :class:`Contract`.  Two halves make it up:
 
 * the hookspec decorator in :mod:`hermes_hooks.hookspecs` says what the hook *means*
-  (its kind, how results are selected, which adapters may implement it, its payload);
+  (its kind, how results are selected, which adapters may implement it and why not,
+  whether a tool matcher applies, whether it switches on streaming, its payload);
 * :data:`POLICY` below says how callbacks are *run* (bounded or not, fail open or
   closed, on which thread).  It is the single data table of the decisions document
-  (D-11); a test asserts it covers ``VALID_HOOKS`` exactly.
+  (D-11), read by the decorator; a test asserts it covers ``VALID_HOOKS`` exactly.
 
-The dispatcher reads contracts; nothing else decides timeouts or selection.
+Everything else reads these facts from the contract: the dispatcher (timeouts, failure,
+selection), the adapters (which hooks shell hooks and outbound webhooks may take, where
+a matcher or ``fail_closed`` means something), the facade, the docs and the CLI.  None
+of them keeps its own list of hook names.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ __all__ = [
     "Field",
     "Kind",
     "OnError",
+    "OptIn",
     "Policy",
     "Selection",
     "ShellUse",
@@ -146,6 +151,20 @@ DEFAULT_POLICY = _WORKER_OPEN
 
 
 @dataclass(frozen=True)
+class OptIn:
+    """A kind of firing the facade drops unless a setting asks for it.
+
+    ``on_stream_delta`` firings whose ``kind`` is ``"reasoning"`` reach callbacks only
+    with ``plugins.stream_reasoning_deltas: true``: reasoning text is often longer and
+    more sensitive than the answer, so hosts fire it and users opt in.
+    """
+
+    field: str  # the payload field to look at
+    value: str  # the value that marks an opt-in firing
+    setting: str  # the Settings attribute that must be true for it to pass
+
+
+@dataclass(frozen=True)
 class Field:
     """One payload field of a hook: its name and its type as written in the spec."""
 
@@ -166,6 +185,14 @@ class Contract:
     fields: tuple[Field, ...]
     doc: str
     marker: bool = True  # D-17: whether callbacks get telemetry_schema_version
+    #: Why shell hooks may not take this hook (set exactly when ``shell`` is REFUSED).
+    shell_refusal: str | None = None
+    #: Why outbound webhooks may not subscribe to this hook; None when they may.
+    webhook_refusal: str | None = None
+    #: A registered callback makes provider calls use the streaming transport (D-63).
+    streaming: bool = False
+    #: Firings the facade drops unless a setting opts in (see :class:`OptIn`).
+    opt_in: OptIn | None = None
 
     @property
     def field_names(self) -> frozenset[str]:
@@ -179,5 +206,29 @@ class Contract:
 
     @property
     def fail_closed(self) -> bool:
-        """Whether a failed Python callback blocks the guarded action."""
+        """Whether a failed Python callback blocks the guarded action.
+
+        It is also the one place a shell hook's ``fail_closed: true`` means something:
+        only a hook that guards an action can block it when its hook fails (SH-09)."""
         return self.policy.on_error is OnError.FAIL_CLOSED
+
+    @property
+    def matcher(self) -> bool:
+        """Whether a ``matcher`` (a regular expression on the tool name) filters the
+        firings of shell hooks and outbound webhooks on this hook (D-66, D-77)."""
+        return self.tool_scoped
+
+    @property
+    def method_doc(self) -> str:
+        """The docstring of the facade method: what the call does, then the spec's."""
+        verb = (
+            "return the selected answer"
+            if self.selection is not Selection.IGNORE
+            else ("return None")
+        )
+        return f"Fire ``{self.name}``: run its callbacks and {verb}.\n\n{self.doc}"
+
+    @property
+    def webhooks(self) -> bool:
+        """Whether outbound webhooks may subscribe to this hook."""
+        return self.webhook_refusal is None

@@ -19,11 +19,10 @@ from typing import Any
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._log import exception_text, excerpt, warn_once
-from hermes_hooks._manager import HookManager, suggest_hook
+from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
 from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
-from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -68,13 +67,32 @@ _SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
 class _Plan:
     """What a firing of one hook needs to know up front, computed once per hook."""
 
-    __slots__ = ("aggregator", "bounded", "contract", "declared", "maybe_containers", "queued")
+    __slots__ = (
+        "aggregator",
+        "bounded",
+        "contract",
+        "declared",
+        "fail_closed",
+        "maybe_containers",
+        "one_per_call",
+        "queued",
+    )
 
     def __init__(self, contract: Contract) -> None:
         self.contract = contract
         self.aggregator = AGGREGATORS[contract.selection]
         self.bounded = contract.policy.bounded
         self.queued = contract.policy.thread is Thread.QUEUE
+        #: The policy's on_error: a failed callback blocks the guarded action (D-14).
+        self.fail_closed = contract.fail_closed
+        if self.fail_closed and not self.aggregator.can_block:
+            raise TypeError(
+                f"{contract.name}: fails closed, but its selection "
+                f"{contract.selection.value!r} has no answer that blocks"
+            )
+        #: A guard never runs twice at once for one tool call (D-14): the bounded
+        #: runner refuses a second firing with the same ``tool_call_id``.
+        self.one_per_call = self.fail_closed and "tool_call_id" in contract.field_names
         #: Fields whose catalogue type admits a dict or list: the only declared fields
         #: whose values need a per-callback copy (D-09, D-21).
         self.maybe_containers = tuple(
@@ -202,10 +220,7 @@ class Dispatcher:
     @staticmethod
     def contract(hook: str) -> Contract:
         """The contract of ``hook``, or :class:`UnknownHookError` with a suggestion."""
-        try:
-            return CATALOGUE[hook]
-        except KeyError:
-            raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
+        return contract_of(hook)
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """Run every callback of ``hook`` on ``payload``; return the aggregated answer.
@@ -216,7 +231,7 @@ class Dispatcher:
         try:
             plan = _PLANS[hook]
         except KeyError:
-            raise UnknownHookError(f"unknown hook '{hook}' — {suggest_hook(hook)}") from None
+            raise unknown_hook(hook) from None
         aggregator = plan.aggregator(plan.contract, payload)
         self._run_all(plan, aggregator, None)
         return aggregator.answer()
@@ -259,7 +274,7 @@ class Dispatcher:
                 # (a cycle), and that must fail this callback, not the host.
                 kwargs = _kwargs(callback, base, copies)
                 if bounded and callback.runs_bounded:
-                    value = self._bounded(contract, callback, kwargs)
+                    value = self._bounded(plan, callback, kwargs)
                 else:
                     value = callback.function(**kwargs)
                     if value is not None and type(value) is _COROUTINE:
@@ -343,9 +358,9 @@ class Dispatcher:
             callback.runner = runner
         return runner
 
-    def _bounded(self, contract: Contract, callback: Callback, kwargs: dict[str, Any]) -> Any:
+    def _bounded(self, plan: _Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
-        tool_call_id = kwargs.get("tool_call_id") if contract.name == "pre_tool_call" else None
+        tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
         return self._runner(callback).call(
             callback.function,
             kwargs,
@@ -374,10 +389,11 @@ class Dispatcher:
             except Exception as exc:  # a return value that cannot be read (a raising
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)
-                verdict, reason = aggregator.fail(callback, failure)
+                verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
         else:
             failure = self._failure(contract, callback, value)
-            verdict, reason = aggregator.fail(callback, failure)
+            # The policy's on_error decides whether the failure blocks (D-11, D-14).
+            verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
         if self._listeners:
             self._record(contract, callback, verdict, reason, started)
 

@@ -121,9 +121,7 @@ def _section(contract: Contract) -> str:
         if contract.fail_closed
         else "fails open (a raising or timed-out callback is skipped)"
     )
-    webhook = "yes (notification only)"
-    if contract.name == "on_stream_delta":
-        webhook = "no (one POST per token)"
+    webhook = "yes (notification only)" if contract.webhooks else "no (one POST per token)"
     rows = "".join(f"| `{f.name}` | `{f.type}` |\n" for f in contract.fields)
     marker = (
         'Every callback also receives `telemetry_schema_version="hermes.observer.v1"`.\n\n'

@@ -27,8 +27,9 @@ from typing import Any
 import pluggy
 
 from hermes_hooks._callback import Callback, Group, describe, signature_problem
+from hermes_hooks._contract import Contract
 from hermes_hooks._log import warn_once
-from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.errors import PluginLoadError, UnknownHookError
 from hermes_hooks.hookspecs import (
     CATALOGUE,
     PROJECT_NAME,
@@ -37,7 +38,7 @@ from hermes_hooks.hookspecs import (
     VALID_HOOKS,
 )
 
-__all__ = ["HookManager", "suggest_hook"]
+__all__ = ["HookManager", "contract_of", "order_group", "suggest_hook", "unknown_hook"]
 
 log = logging.getLogger("hermes_hooks.manager")
 
@@ -49,6 +50,39 @@ def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
     if close:
         return f"did you mean '{close[0]}'?"
     return f"(valid: {', '.join(names)})"
+
+
+def unknown_hook(name: str) -> UnknownHookError:
+    """The one error for a hook name outside the catalogue, with its did-you-mean."""
+    return UnknownHookError(f"unknown hook '{name}' — {suggest_hook(name)}")
+
+
+def contract_of(name: str) -> Contract:
+    """The contract of hook ``name``; :class:`UnknownHookError` with a suggestion."""
+    contract = CATALOGUE.get(name)
+    if contract is None:
+        raise unknown_hook(name)
+    return contract
+
+
+def _unknown_registration(owner: str, hook: str) -> str:
+    return (
+        f"Plugin '{owner}' tried to register unknown hook '{hook}' — {suggest_hook(hook)} Ignored."
+    )
+
+
+def order_group(owner: str, hook: str, *, tryfirst: bool, trylast: bool) -> Group:
+    """Where a Python callback sorts (D-19): both marks warn once and neither applies."""
+    if tryfirst and trylast:
+        warn_once(
+            log,
+            ("marks", owner, hook),
+            "Plugin '%s' marks %s both tryfirst and trylast; neither applies",
+            owner,
+            hook,
+        )
+        return Group.PYTHON
+    return Group.TRYFIRST if tryfirst else Group.TRYLAST if trylast else Group.PYTHON
 
 
 class _CallbackPlugin:
@@ -119,10 +153,7 @@ class HookManager(pluggy.PluginManager):
         registrations survive.
         """
         if hook not in VALID_HOOKS:
-            raise PluginLoadError(
-                f"Plugin '{owner}' tried to register unknown hook '{hook}' — "
-                f"{suggest_hook(hook)} Ignored."
-            )
+            raise PluginLoadError(_unknown_registration(owner, hook))
         fields = CATALOGUE[hook].field_names | {TELEMETRY_FIELD}
         problem = signature_problem(function, fields)
         if problem:
@@ -178,12 +209,7 @@ class HookManager(pluggy.PluginManager):
             if plugin_name and callers and not isinstance(plugin, _CallbackPlugin):
                 for caller in callers:
                     if caller.name not in VALID_HOOKS:
-                        log.warning(
-                            "Plugin '%s' tried to register unknown hook '%s' — %s Ignored.",
-                            plugin_name,
-                            caller.name,
-                            suggest_hook(caller.name),
-                        )
+                        log.warning("%s", _unknown_registration(plugin_name, caller.name))
                 self._note_python_owner(plugin_name)
             self._cache.clear()
             return plugin_name
@@ -332,18 +358,9 @@ class HookManager(pluggy.PluginManager):
     def _native_record(self, hook: str, impl: Any) -> Callback:
         record = self._native.get(impl)
         if record is None:
-            group = (
-                Group.TRYFIRST if impl.tryfirst else Group.TRYLAST if impl.trylast else Group.PYTHON
+            group = order_group(
+                impl.plugin_name, hook, tryfirst=impl.tryfirst, trylast=impl.trylast
             )
-            if impl.tryfirst and impl.trylast:
-                warn_once(
-                    log,
-                    ("marks", impl.plugin_name, hook),
-                    "Plugin '%s' marks %s both tryfirst and trylast; neither applies",
-                    impl.plugin_name,
-                    hook,
-                )
-                group = Group.PYTHON
             record = Callback(
                 hook,
                 impl.function,

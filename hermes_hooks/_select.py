@@ -71,6 +71,9 @@ class Aggregator:
     """Base class: observers (return values ignored)."""
 
     __slots__ = ("contract", "current", "original")
+    #: Whether the answer can block the guarded action, so a hook whose policy fails
+    #: closed may use this selection (checked when the dispatcher plans each hook).
+    can_block: ClassVar[bool] = False
 
     def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
         self.contract = contract
@@ -87,8 +90,9 @@ class Aggregator:
             )
         return _NONE
 
-    def fail(self, callback: Callback, failure: Failure) -> Outcome:
-        """Take one callback's failure (already logged by the dispatcher)."""
+    def fail(self, callback: Callback, failure: Failure, *, closed: bool = False) -> Outcome:
+        """Take one callback's failure (already logged by the dispatcher); ``closed``
+        is the hook's policy: the failure blocks the guarded action."""
         return failure.kind, failure.message
 
     def answer(self) -> Any:
@@ -100,6 +104,7 @@ class ToolDecisionAggregator(Aggregator):
     """``pre_tool_call`` (D-20, D-21, D-22): block beats approve beats modify."""
 
     __slots__ = ("approve", "args", "block", "modified")
+    can_block = True
 
     def __init__(self, contract: Contract, payload: dict[str, Any]) -> None:
         self.contract = contract
@@ -150,9 +155,10 @@ class ToolDecisionAggregator(Aggregator):
             return ("modify", ", ".join(sorted(map(str, args))))
         return _NONE
 
-    def fail(self, callback: Callback, failure: Failure) -> Outcome:
-        # D-14: pre_tool_call fails closed; the first block's message is used.
-        if self.block is None:
+    def fail(self, callback: Callback, failure: Failure, *, closed: bool = False) -> Outcome:
+        # D-14: when the policy fails closed the failure blocks; the first block's
+        # message is used.
+        if closed and self.block is None:
             self.block = failure.message
         return failure.kind, failure.message
 

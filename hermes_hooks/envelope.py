@@ -31,8 +31,9 @@ __all__ = [
     "jsonable",
 ]
 
-#: D-69: the events whose ``tool_name`` kwarg is lifted to the top level.
-TOOL_EVENTS = frozenset({"pre_tool_call", "post_tool_call", "transform_tool_result"})
+#: D-69: the events whose ``tool_name`` kwarg is lifted to the top level: the hooks
+#: whose catalogue payload carries one.
+TOOL_EVENTS = frozenset(name for name, c in CATALOGUE.items() if "tool_name" in c.field_names)
 DEFAULT_PROFILE = "default"
 _EVENT_SOURCE_KEYS = ("platform", "chat_id", "chat_type", "user_id", "thread_id")
 _EVENT_KEYS = ("text", "message_id", "internal")

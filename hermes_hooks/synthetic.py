@@ -15,9 +15,8 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._manager import suggest_hook
+from hermes_hooks._manager import unknown_hook
 from hermes_hooks.envelope import TOOL_EVENTS
-from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = ["DEFAULT_TOOL", "TOOL_ARGS", "synthetic_payload"]
@@ -393,6 +392,6 @@ def synthetic_payload(event: str, *, tool_name: str | None = None) -> dict[str, 
     outside the catalogue.  The caller owns the result: it is a deep copy.
     """
     if event not in CATALOGUE:
-        raise UnknownHookError(f"unknown hook '{event}' — {suggest_hook(event)}")
+        raise unknown_hook(event)
     tool = (tool_name or DEFAULT_TOOL) if event in TOOL_EVENTS else DEFAULT_TOOL
     return copy.deepcopy(_BUILDERS[event](tool))

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import re
+from pathlib import Path
+
+import pytest
 
 import hermes_hooks
-from hermes_hooks._contract import KIND_SENTENCES, POLICY, Kind, OnError, Selection, Thread
+from hermes_hooks._contract import (
+    KIND_SENTENCES,
+    POLICY,
+    Kind,
+    OnError,
+    Selection,
+    ShellUse,
+    Thread,
+)
+from hermes_hooks._dispatch import _Plan
 from hermes_hooks._select import AGGREGATORS
+from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
-from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.hookspecs import CATALOGUE, STREAMING_HOOKS, VALID_HOOKS, hookspec
 
 CAT_T1 = [
     "pre_tool_call",
@@ -130,3 +145,67 @@ def test_hookimpl_marker_belongs_to_the_hermes_project() -> None:
     def pre_tool_call(**kwargs: object) -> None: ...
 
     assert pre_tool_call.hermes_impl["tryfirst"] is True  # type: ignore[attr-defined]
+
+
+#: Meta-tests that walk the whole catalogue: naming every hook does not test any one.
+_CATALOGUE_WIDE = {"test_catalogue.py", "test_docs.py", "test_schemas.py", "test_facade.py"}
+
+
+def test_every_hook_has_a_test_of_its_own() -> None:
+    tests = Path(__file__).resolve().parent
+    texts = [
+        path.read_text(encoding="utf-8")
+        for path in tests.rglob("*.py")
+        if path.name not in _CATALOGUE_WIDE
+    ]
+    untested = [
+        name for name in CATALOGUE if not any(re.search(rf"\b{name}\b", text) for text in texts)
+    ]
+    assert untested == [], f"hooks with no test of their own: {untested}"
+
+
+def test_per_hook_facts_are_declared_in_the_catalogue() -> None:
+    refused = {n: c.shell_refusal for n, c in CATALOGUE.items() if c.shell is ShellUse.REFUSED}
+    assert sorted(refused) == ["on_stream_delta", "transform_api_error_classification"]
+    assert all(reason for reason in refused.values())
+    assert [n for n, c in CATALOGUE.items() if c.shell_refusal] == list(refused)
+    assert [n for n, c in CATALOGUE.items() if not c.webhooks] == ["on_stream_delta"]
+    assert [n for n, c in CATALOGUE.items() if c.matcher] == ["pre_tool_call", "post_tool_call"]
+    assert STREAMING_HOOKS == ("on_stream_start", "on_stream_delta", "on_stream_end")
+    assert [n for n, c in CATALOGUE.items() if c.opt_in] == ["on_stream_delta"]
+    assert all(c.policy is POLICY[n] for n, c in CATALOGUE.items())
+
+
+def test_a_refused_shell_use_needs_its_reason_in_words() -> None:
+    with pytest.raises(TypeError, match="give shell_refusal"):
+
+        @hookspec(kind=Kind.OBSERVER, shell=ShellUse.REFUSED)
+        def refused_without_reason(telemetry_schema_version: str) -> None:
+            """Observer: the return value is ignored."""
+
+
+def test_the_dispatcher_follows_on_error_not_the_hook_name() -> None:
+    contract = CATALOGUE["pre_tool_call"]
+    open_policy = dataclasses.replace(
+        contract, policy=dataclasses.replace(contract.policy, on_error=OnError.FAIL_OPEN)
+    )
+    hooks = Hooks.empty(settings=Settings(hook_callback_timeout=0))
+
+    def broken(**_: object) -> None:
+        raise RuntimeError("bug")
+
+    callback = hooks.manager.register_callback("pre_tool_call", broken, owner="p")
+    for policy, expected in ((contract, "block"), (open_policy, "allow")):
+        aggregator = AGGREGATORS[policy.selection](policy, {"args": {}})
+        hooks.dispatcher._settle(aggregator, callback, RuntimeError("bug"), 0.0, ok=False)
+        assert aggregator.answer().action == expected
+    hooks.close()
+
+
+def test_a_fail_closed_hook_needs_a_selection_that_can_block() -> None:
+    observer = CATALOGUE["post_tool_call"]
+    closed = dataclasses.replace(
+        observer, policy=dataclasses.replace(observer.policy, on_error=OnError.FAIL_CLOSED)
+    )
+    with pytest.raises(TypeError, match="post_tool_call: fails closed, but its selection"):
+        _Plan(closed)

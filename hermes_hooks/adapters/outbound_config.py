@@ -33,7 +33,7 @@ from typing import Any
 
 from hermes_hooks._log import remember_secret
 from hermes_hooks._manager import suggest_hook
-from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
 
 __all__ = [
@@ -59,9 +59,8 @@ DEFAULT_RETRY_DELAY = 1.0
 DEFAULT_DURABLE_SCHEDULE: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
 _MAX_SCHEDULE_ITEMS = 20
 _MAX_SCHEDULE_DELAY = 86_400.0
-_REFUSED_EVENTS = {
-    "on_stream_delta": "one POST per streamed token would flood the target's queue",
-}
+#: D-77: the hooks on which a matcher filters by tool name, in catalogue order.
+_MATCHER_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.matcher)
 _SIGNATURES = ("github", "standard")
 _KNOWN_KEYS = frozenset(
     {
@@ -156,7 +155,7 @@ class Target:
 
     def matcher_for(self, event: str) -> Matcher | None:
         """The matcher that filters ``event`` (D-77: only tool-scoped events)."""
-        return self.matcher if CATALOGUE[event].tool_scoped else None
+        return self.matcher if CATALOGUE[event].matcher else None
 
     def key(self, home: str, event: str) -> tuple[str, ...]:
         """The D-08 identity of this target's callback for ``event``."""
@@ -224,14 +223,15 @@ def _events(value: Any, label: str) -> tuple[str, ...]:
     events: list[str] = []
     for item in value:
         name = item.strip() if isinstance(item, str) else item
-        if isinstance(name, str) and name in _REFUSED_EVENTS:
+        contract = CATALOGUE.get(name) if isinstance(name, str) else None
+        if contract is not None and not contract.webhooks:
             log.warning(
                 "outbound webhook %s: %s is not available to outbound webhooks: %s; dropped",
                 label,
                 name,
-                _REFUSED_EVENTS[name],
+                contract.webhook_refusal,
             )
-        elif not isinstance(name, str) or name not in VALID_HOOKS:
+        elif contract is None:
             log.warning(
                 "outbound webhook %s: unknown event '%s' in hooks.outbound — %s Dropped.",
                 label,
@@ -281,12 +281,13 @@ def _matcher(value: Any, events: tuple[str, ...], label: str) -> Matcher | None:
     pattern = value.strip()
     if not pattern:
         return None
-    if not any(CATALOGUE[e].tool_scoped for e in events):
+    if not any(CATALOGUE[e].matcher for e in events):
         log.warning(
-            "outbound webhook %s: the matcher field is only honored for pre_tool_call / "
-            "post_tool_call, and this target subscribes to neither; the matcher is "
-            "dropped and every subscribed event is delivered.",
+            "outbound webhook %s: the matcher field is only honored for %s, and this "
+            "target subscribes to neither; the matcher is dropped and every subscribed "
+            "event is delivered.",
             label,
+            " / ".join(_MATCHER_EVENTS),
         )
         return None
     return Matcher.compile(pattern, label)

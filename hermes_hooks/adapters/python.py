@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from hermes_hooks._callback import Group
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks._manager import order_group
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
@@ -107,15 +107,7 @@ class PluginContext:
         never raises, so the plugin's other registrations survive (D-07, D-08).
         """
         key = self._record.key
-        group = Group.PYTHON
-        if tryfirst and trylast:
-            log.warning(
-                "Plugin '%s' marks %s both tryfirst and trylast; neither applies", key, name
-            )
-        elif tryfirst:
-            group = Group.TRYFIRST
-        elif trylast:
-            group = Group.TRYLAST
+        group = order_group(key, name, tryfirst=tryfirst, trylast=trylast)
         try:
             self._hooks.manager.register_callback(name, callback, owner=key, group=group)
         except PluginLoadError as exc:

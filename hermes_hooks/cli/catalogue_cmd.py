@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from hermes_hooks._manager import suggest_hook
-from hermes_hooks.errors import UnknownHookError
+from hermes_hooks._contract import Contract
+from hermes_hooks._manager import unknown_hook
 from hermes_hooks.hookspecs import CATALOGUE
 
 NAME = "hooks"
@@ -18,6 +18,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("hook", nargs="?", help="show one hook in full")
 
 
+def _adapters_line(contract: Contract) -> str:
+    """Where else the hook may go, with the reason when it may not."""
+    shell = f"no ({contract.shell_refusal})" if contract.shell_refusal else "yes"
+    webhooks = f"no ({contract.webhook_refusal})" if contract.webhook_refusal else "yes"
+    matcher = "yes" if contract.matcher else "no"
+    return f"shell hooks: {shell}; outbound webhooks: {webhooks}; tool matcher: {matcher}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the catalogue, or one hook's contract and documentation."""
     from hermes_hooks.cli import print_json
@@ -25,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     names = list(CATALOGUE)
     if args.hook:
         if args.hook not in CATALOGUE:
-            raise UnknownHookError(f"unknown hook '{args.hook}' — {suggest_hook(args.hook)}")
+            raise unknown_hook(args.hook)
         names = [args.hook]
     rows: list[dict[str, Any]] = [
         {
@@ -36,6 +44,11 @@ def run(args: argparse.Namespace) -> int:
             "on_error": c.policy.on_error.value,
             "thread": c.policy.thread.value,
             "shell": c.shell.value,
+            "shell_refusal": c.shell_refusal,
+            "webhooks": c.webhooks,
+            "webhook_refusal": c.webhook_refusal,
+            "matcher": c.matcher,
+            "streaming": c.streaming,
             "fields": {f.name: f.type for f in c.fields},
         }
         for c in (CATALOGUE[n] for n in names)
@@ -49,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
             f"{contract.name}  ({contract.kind.value}; {contract.policy.on_error.value}; "
             f"thread: {contract.policy.thread.value}; shell: {contract.shell.value})"
         )
+        print(_adapters_line(contract))
         print()
         print(contract.doc)
         print()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from hermes_hooks._manager import suggest_hook
-from hermes_hooks.errors import UnknownHookError
+from hermes_hooks._manager import unknown_hook
 
 NAME = "schema"
 HELP = "print the JSON Schema of an event's shell stdin or webhook body, or a config file"
@@ -38,6 +37,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.name in CATALOGUE:
         key = f"{args.wire}/{args.name}.schema.json"
     else:
-        raise UnknownHookError(f"unknown hook '{args.name}' — {suggest_hook(args.name)}")
+        raise unknown_hook(args.name)
     print(render(all_schemas()[key]), end="")
     return 0

@@ -2,7 +2,8 @@
 
 One module per lifecycle area; :data:`SPEC_MODULES` lists them in catalogue order.
 :data:`CATALOGUE` maps each hook name to its :class:`~hermes_hooks._contract.Contract`,
-built from the hookspec decorator and the policy table of ``_contract``.
+built from what the hookspec decorator recorded (it reads the policy table of
+``_contract`` too).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import inspect
 from types import ModuleType
 
-from hermes_hooks._contract import DEFAULT_POLICY, POLICY, Contract, Field
+from hermes_hooks._contract import Contract, Field
 from hermes_hooks.hookspecs import (
     api,
     approval,
@@ -36,6 +37,7 @@ __all__ = [
     "CATALOGUE",
     "PROJECT_NAME",
     "SPEC_MODULES",
+    "STREAMING_HOOKS",
     "TELEMETRY_FIELD",
     "TELEMETRY_VERSION",
     "VALID_HOOKS",
@@ -70,7 +72,7 @@ def _build_catalogue() -> dict[str, Contract]:
                 name=name,
                 kind=info.kind,
                 selection=info.selection,
-                policy=POLICY.get(name, DEFAULT_POLICY),
+                policy=info.policy,
                 shell=info.shell,
                 tool_scoped=info.tool_scoped,
                 fields=tuple(
@@ -78,6 +80,10 @@ def _build_catalogue() -> dict[str, Contract]:
                 ),
                 doc=inspect.cleandoc(func.__doc__ or ""),
                 marker=info.marker,
+                shell_refusal=info.shell_refusal,
+                webhook_refusal=info.webhook_refusal,
+                streaming=info.streaming,
+                opt_in=info.opt_in,
             )
     return catalogue
 
@@ -86,3 +92,5 @@ def _build_catalogue() -> dict[str, Contract]:
 CATALOGUE: dict[str, Contract] = _build_catalogue()
 #: D-07: exactly the 37 hooks of Table CAT-T1.
 VALID_HOOKS: frozenset[str] = frozenset(CATALOGUE)
+#: D-63: hooks whose registered callbacks switch provider calls to streaming.
+STREAMING_HOOKS: tuple[str, ...] = tuple(n for n, c in CATALOGUE.items() if c.streaming)

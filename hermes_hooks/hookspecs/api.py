@@ -109,7 +109,13 @@ def api_request_error(
     """
 
 
-@hookspec(kind=Kind.TRANSFORM, selection=Selection.ERROR_CLASSIFICATION, shell=ShellUse.REFUSED)
+@hookspec(
+    kind=Kind.TRANSFORM,
+    selection=Selection.ERROR_CLASSIFICATION,
+    shell=ShellUse.REFUSED,
+    # SH-11: shown to users, so the reason is words only.
+    shell_refusal="it is Python-plugin-only: a shell hook cannot return a classification",
+)
 def transform_api_error_classification(
     provider: str,
     model: str,

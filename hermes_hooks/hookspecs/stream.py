@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from hermes_hooks._contract import Kind, ShellUse
+from hermes_hooks._contract import Kind, OptIn, ShellUse
 from hermes_hooks.hookspecs._marker import hookspec
 
 
-@hookspec(kind=Kind.STREAM)
+@hookspec(kind=Kind.STREAM, streaming=True)
 def on_stream_start(
     turn_id: str,
     iteration: int,
@@ -25,7 +25,15 @@ def on_stream_start(
     """
 
 
-@hookspec(kind=Kind.STREAM, shell=ShellUse.REFUSED)
+@hookspec(
+    kind=Kind.STREAM,
+    shell=ShellUse.REFUSED,
+    # D-74 / D-75: the reasons are shown to users, so they are words only.
+    shell_refusal="it fires once per streamed token and would spawn one process per token",
+    webhook_refusal="one POST per streamed token would flood the target's queue",
+    streaming=True,
+    opt_in=OptIn(field="kind", value="reasoning", setting="stream_reasoning_deltas"),
+)
 def on_stream_delta(
     delta: str,
     kind: str,
@@ -48,7 +56,7 @@ def on_stream_delta(
     """
 
 
-@hookspec(kind=Kind.STREAM)
+@hookspec(kind=Kind.STREAM, streaming=True)
 def on_stream_end(
     final_text: str,
     finished: bool,

@@ -34,6 +34,7 @@ import logging
 import time
 from typing import Any
 
+from hermes_hooks.hookspecs import STREAMING_HOOKS
 from hermes_hooks.host.gateway import (
     GatewayBridge,
     GatewayView,
@@ -76,8 +77,6 @@ APPROVAL_POLICIES = ("deny", "allow")
 
 #: ``agent.max_verify_nudges`` when the config does not set it (CAT-pre_verify).
 DEFAULT_MAX_VERIFY_NUDGES = 3
-
-_STREAM_HOOKS = ("on_stream_start", "on_stream_delta", "on_stream_end")
 
 
 def read_max_verify_nudges(config: dict[str, Any]) -> int:
@@ -130,7 +129,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
         self.fired: list[str] = []
         self.store = TranscriptStore()
         self._bridge: GatewayBridge | None = None
-        self._stream = any(hooks.has_callbacks(name) for name in _STREAM_HOOKS)
+        self._stream = any(hooks.has_callbacks(name) for name in STREAMING_HOOKS)
 
     # -- the whole recording -----------------------------------------------------------
 

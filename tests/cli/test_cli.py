@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from hermes_hooks.cli import main
+from hermes_hooks.hookspecs import CATALOGUE
 from tests.conftest import write_plugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -90,6 +91,23 @@ def test_hooks_prints_the_catalogue_and_one_hook(capsys: Any) -> None:
     assert out.splitlines()[0] == (
         "subagent_stop  (observer; fail_open; thread: caller; shell: observe)"
     )
+    assert out.splitlines()[1] == "shell hooks: yes; outbound webhooks: yes; tool matcher: no"
+
+
+def test_hooks_shows_where_a_hook_may_not_go_and_why(capsys: Any) -> None:
+    code, out, _ = run(capsys, "hooks", "on_stream_delta", "--json")
+    row = json.loads(out)
+    assert code == 0
+    assert (row["shell"], row["webhooks"], row["matcher"], row["streaming"]) == (
+        "refused",
+        False,
+        False,
+        True,
+    )
+    assert row["webhook_refusal"] == CATALOGUE["on_stream_delta"].webhook_refusal
+    assert "one POST per streamed token" in row["webhook_refusal"]
+    code, out, _ = run(capsys, "hooks", "pre_tool_call")
+    assert out.splitlines()[1] == "shell hooks: yes; outbound webhooks: yes; tool matcher: yes"
 
 
 def test_unknown_hook_is_a_usage_error(capsys: Any) -> None:

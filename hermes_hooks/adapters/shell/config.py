@@ -81,15 +81,9 @@ SCRIPT_EXTENSIONS = (
 #: Shells whose ``-c`` argument is inline code rather than a script path.
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 #: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
-BLOCKING_EVENTS = frozenset({"pre_tool_call"})
+BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
 _FALSY = frozenset({"0", "false", "no", "off"})
-_REFUSAL_REASONS = {
-    "transform_api_error_classification": (
-        "it is Python-plugin-only: a shell hook cannot return a classification"
-    ),
-    "on_stream_delta": "it fires once per streamed token and would spawn one process per token",
-}
 
 
 # -- commands ------------------------------------------------------------------------
@@ -243,7 +237,7 @@ class _Reader:
                 )
                 continue
             if contract.shell is ShellUse.REFUSED:
-                reason = _REFUSAL_REASONS.get(event, "shell hooks are not supported on it")
+                reason = contract.shell_refusal or "shell hooks are not supported on it"
                 self.warn(
                     event,
                     None,
@@ -419,7 +413,8 @@ class _Reader:
             self.warn(
                 event,
                 index,
-                f"{key}: true is ignored — only pre_tool_call hooks can block, so this "
+                f"{key}: true is ignored — only {' / '.join(BLOCKING_EVENTS)} hooks can "
+                f"block, so this "
                 f"hook fails open on {event} like any other",
             )
             return False

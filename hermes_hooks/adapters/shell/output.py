@@ -27,6 +27,7 @@ from typing import Any
 from hermes_hooks._log import excerpt, warn_once
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import RunResult
+from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = [
     "BLOCK_EXIT_CODE",
@@ -104,8 +105,9 @@ class Reading:
 
     @property
     def gate(self) -> bool:
-        """Whether this hook can block: only ``pre_tool_call`` is a gate (SH-09)."""
-        return self.entry.event == "pre_tool_call"
+        """Whether this hook can block: the catalogue says which hooks fail closed (SH-09)."""
+        contract = CATALOGUE.get(self.entry.event)
+        return contract is not None and contract.fail_closed
 
     def warn(self, problem: str) -> None:
         """A failure: one WARNING per hook and reason, with a redacted stderr excerpt."""

@@ -42,12 +42,14 @@ from hermes_hooks.adapters.shell.output import (
 from hermes_hooks.adapters.shell.output import interpret as interpret_with
 from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
 from hermes_hooks.envelope import build_envelope, dumps
+from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = ["DIALECT", "MATCHER_EVENTS", "HermesDialect", "interpret", "normalise", "read"]
 
 
-#: SH-06 / D-66: the events on which ``matcher`` filters by tool name.
-MATCHER_EVENTS = frozenset({"pre_tool_call", "post_tool_call"})
+#: The events on which ``matcher`` filters by tool name: the catalogue's tool-scoped
+#: hooks, in catalogue order for messages (SH-06 / D-66).
+MATCHER_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.matcher)
 _UNPARSEABLE = "unparseable stdout (expected a JSON object)"
 
 
@@ -70,7 +72,7 @@ def read_matcher(event: str, value: Any, warn: Callable[[str], None]) -> EntryMa
     if event not in MATCHER_EVENTS:
         warn(
             f"matcher {matcher!r} is dropped — the matcher field is only honored for "
-            f"pre_tool_call / post_tool_call. The hook will fire on every {event} event."
+            f"{' / '.join(MATCHER_EVENTS)}. The hook will fire on every {event} event."
         )
         return EntryMatcher()
     try:
