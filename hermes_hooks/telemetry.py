@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span
 
     from hermes_hooks._dispatch import Dispatcher
+    from hermes_hooks.cli.doctor_cmd import Finding
     from hermes_hooks.gateway.emitter import CallRecord, GatewayEmitter
     from hermes_hooks.hooks import Hooks
 
@@ -57,10 +58,12 @@ __all__ = [
     "Telemetry",
     "api_available",
     "carried",
+    "check_telemetry",
     "entered",
     "firing_verdict",
     "instrument",
     "otel_setting",
+    "replay_span",
     "set_providers",
     "trace_environment",
     "trace_headers",
@@ -267,16 +270,22 @@ class _Instruments:
         )
 
 
-_instruments: dict[int, _Instruments] = {}
+#: Instruments per explicit meter provider (dropped with it), and of the global one.
+_instruments: weakref.WeakKeyDictionary[Any, _Instruments] = weakref.WeakKeyDictionary()
+_global_instruments: list[_Instruments] = []
 _instruments_lock = threading.Lock()
 _live: weakref.WeakSet[Telemetry] = weakref.WeakSet()
 
 
 def _instruments_for(meter_provider: Any) -> _Instruments:
     with _instruments_lock:
-        found = _instruments.get(id(meter_provider))
+        if meter_provider is None:
+            if not _global_instruments:
+                _global_instruments.append(_Instruments(None))
+            return _global_instruments[0]
+        found = _instruments.get(meter_provider)
         if found is None:
-            found = _instruments[id(meter_provider)] = _Instruments(meter_provider)
+            found = _instruments[meter_provider] = _Instruments(meter_provider)
         return found
 
 
@@ -437,7 +446,7 @@ class Telemetry:
 
         end = time.time_ns()
         span = self._tracer.start_span(
-            f"{source} {name}",
+            name if name.startswith(f"{source} ") else f"{source} {name}",
             start_time=end - int(duration * 1e9),
             attributes={
                 "hermes.hook.name": hook,
@@ -545,6 +554,48 @@ def _outbound_lanes(source: Any) -> list[tuple[str, Any]]:
     targets = {t.index: t.label for t in getattr(source, "targets", ())}
     lanes = getattr(source, "lanes", {})
     return [(targets.get(index, str(index)), lane) for index, lane in lanes.items()]
+
+
+@contextmanager
+def replay_span(path: str) -> Iterator[None]:
+    """A span around the replay of one recording, so its firings form one trace
+    (nothing when no load has telemetry on)."""
+    if not _active:
+        yield
+        return
+    from opentelemetry import trace
+
+    from hermes_hooks import __version__
+
+    tracer = trace.get_tracer(
+        INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]
+    )
+    with tracer.start_as_current_span(
+        f"replay {os.path.basename(path)}", attributes={"hermes.replay.file": path}
+    ):
+        yield
+
+
+def check_telemetry(hooks: Hooks) -> list[Finding]:
+    """``doctor``: an unusable ``telemetry.otel`` is an error; otherwise say whether
+    spans are on, and whether the API is installed."""
+    from hermes_hooks.cli.doctor_cmd import Finding
+
+    subject = "telemetry"
+    enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))
+    if problem:
+        return [Finding("error", subject, problem)]
+    if not enabled:
+        return [Finding("info", subject, "OpenTelemetry off (telemetry.otel: false)")]
+    if not api_available():
+        return [
+            Finding(
+                "info",
+                subject,
+                "OpenTelemetry API not installed; install hermes-hooks[otel] for spans",
+            )
+        ]
+    return [Finding("ok", subject, "OpenTelemetry spans and metrics on")]
 
 
 @contextmanager
