@@ -80,3 +80,9 @@ def trace_id(span: ReadableSpan) -> str:
 def span_id(span: ReadableSpan) -> str:
     """The span's id as the 16 hex digits of a traceparent."""
     return format(span.context.span_id, "016x")
+
+
+def traceparent(span: ReadableSpan) -> str:
+    """The W3C traceparent that names ``span`` as the parent."""
+    context = span.context
+    return f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
