@@ -46,7 +46,6 @@ from hermes_hooks.types import DecisionRecord, DispatchDecision, ToolDecision
 if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.metrics import CallbackOptions, Observation
-    from opentelemetry.trace import Span
 
     from hermes_hooks._dispatch import Dispatcher
     from hermes_hooks.cli.doctor_cmd import Finding
@@ -217,10 +216,28 @@ def _call_through(
 class _Firing:
     """What the records of one firing contribute to its span."""
 
-    __slots__ = ("verdicts",)
+    __slots__ = ("recording", "verdicts")
 
     def __init__(self) -> None:
         self.verdicts: list[str] = []
+        self.recording = True
+
+
+class _Api:
+    """The OpenTelemetry API functions a firing calls, bound once by the first
+    :class:`Telemetry` (an import statement per call would cost more than the call)."""
+
+    def bind(self) -> None:
+        from opentelemetry import context, trace
+
+        self.attach = context.attach
+        self.detach = context.detach
+        self.set_span_in_context = trace.set_span_in_context
+        self.Status = trace.Status
+        self.StatusCode = trace.StatusCode
+
+
+_otel: Any = _Api()
 
 
 def firing_verdict(answer: Any, verdicts: Iterable[str]) -> str:
@@ -256,25 +273,40 @@ class _Instruments:
         self.duration = meter.create_histogram(
             "hermes.callback.duration", unit="s", description="Duration of one callback run"
         )
+        #: The loads whose queues these instruments observe.
+        self.live: weakref.WeakSet[Telemetry] = weakref.WeakSet()
         meter.create_observable_counter(
             "hermes.queue.dropped",
-            callbacks=[_observe_dropped],
+            callbacks=[self._observe_dropped],
             unit="{event}",
             description="Events dropped because a queue was full, per queue",
         )
         meter.create_observable_gauge(
             "hermes.outbox.depth",
-            callbacks=[_observe_outbox],
+            callbacks=[self._observe_outbox],
             unit="{delivery}",
             description="Durable webhook deliveries waiting in the outbox, per target",
         )
+
+    def _observe_dropped(self, options: CallbackOptions) -> Iterator[Observation]:
+        from opentelemetry.metrics import Observation
+
+        for telemetry in list(self.live):
+            for queue, dropped in telemetry.dropped().items():
+                yield Observation(dropped, {"hermes.queue": queue})
+
+    def _observe_outbox(self, options: CallbackOptions) -> Iterator[Observation]:
+        from opentelemetry.metrics import Observation
+
+        for telemetry in list(self.live):
+            for target, depth in telemetry.outbox_depth().items():
+                yield Observation(depth, {"hermes.webhook.target": target})
 
 
 #: Instruments per explicit meter provider (dropped with it), and of the global one.
 _instruments: weakref.WeakKeyDictionary[Any, _Instruments] = weakref.WeakKeyDictionary()
 _global_instruments: list[_Instruments] = []
 _instruments_lock = threading.Lock()
-_live: weakref.WeakSet[Telemetry] = weakref.WeakSet()
 
 
 def _instruments_for(meter_provider: Any) -> _Instruments:
@@ -287,22 +319,6 @@ def _instruments_for(meter_provider: Any) -> _Instruments:
         if found is None:
             found = _instruments[meter_provider] = _Instruments(meter_provider)
         return found
-
-
-def _observe_dropped(options: CallbackOptions) -> Iterator[Observation]:
-    from opentelemetry.metrics import Observation
-
-    for telemetry in list(_live):
-        for queue, dropped in telemetry.dropped().items():
-            yield Observation(dropped, {"hermes.queue": queue})
-
-
-def _observe_outbox(options: CallbackOptions) -> Iterator[Observation]:
-    from opentelemetry.metrics import Observation
-
-    for telemetry in list(_live):
-        for target, depth in telemetry.outbox_depth().items():
-            yield Observation(depth, {"hermes.webhook.target": target})
 
 
 def _attributes(hook: str, payload: Mapping[str, Any], callbacks: int) -> dict[str, Any]:
@@ -330,6 +346,7 @@ class Telemetry:
 
         from hermes_hooks import __version__
 
+        _otel.bind()
         self._hooks = weakref.ref(hooks)
         self._dispatcher: Dispatcher = hooks.dispatcher
         self._manager = hooks.manager
@@ -340,47 +357,34 @@ class Telemetry:
         self._gateway_dropped: dict[str, int] = {}
         self._unsubscribe = self._dispatcher.subscribe(self._on_record)
         self._dispatcher.carry = carried
-        _live.add(self)
+        self._metrics.live.add(self)
         _active = True
 
     def close(self) -> None:
         """Stop observing the dispatcher (a reload builds a new one if still enabled)."""
         self._unsubscribe()
         self._dispatcher.carry = None
-        _live.discard(self)
+        self._metrics.live.discard(self)
 
     # -- firings -----------------------------------------------------------------------
+    # Written out (no context manager, API functions bound once): this runs per firing.
 
-    def _open(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Span, Any]:
-        from opentelemetry import context, trace
-
+    def _begin(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Any, ...]:
+        firing = _Firing()
         span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
-        token = context.attach(trace.set_span_in_context(span))
-        return span, token
+        firing.recording = span.is_recording()
+        return firing, _firing.set(firing), span, _otel.attach(_otel.set_span_in_context(span))
 
-    def _close(self, span: Span, token: Any, hook: str, answer: Any, firing: _Firing) -> None:
-        from opentelemetry import context
-
+    def _end(self, hook: str, answer: Any, opened: tuple[Any, ...]) -> None:
+        firing, marker, span, token = opened
+        _firing.reset(marker)
         verdict = firing_verdict(answer, firing.verdicts)
         span.set_attribute("hermes.hook.verdict", verdict)
-        context.detach(token)
+        _otel.detach(token)
         span.end()
-        attributes = {"hermes.hook.name": hook, "hermes.hook.verdict": verdict}
-        self._metrics.firings.add(1, attributes)
+        self._metrics.firings.add(1, {"hermes.hook.name": hook, "hermes.hook.verdict": verdict})
         if verdict == "block":
             self._metrics.blocks.add(1, {"hermes.hook.name": hook})
-
-    @contextmanager
-    def _firing_span(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> Iterator[Any]:
-        firing = _Firing()
-        marker = _firing.set(firing)
-        span, token = self._open(hook, payload, callbacks)
-        box: list[Any] = [None]
-        try:
-            yield box
-        finally:
-            _firing.reset(marker)
-            self._close(span, token, hook, box[0], firing)
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """:meth:`Dispatcher.fire <hermes_hooks._dispatch.Dispatcher.fire>` inside a
@@ -388,8 +392,12 @@ class Telemetry:
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return self._dispatcher.fire(hook, payload)
-        with self._firing_span(hook, payload, len(callbacks)) as box:
-            box[0] = answer = self._dispatcher.fire(hook, payload)
+        opened = self._begin(hook, payload, len(callbacks))
+        answer = None
+        try:
+            answer = self._dispatcher.fire(hook, payload)
+        finally:
+            self._end(hook, answer, opened)
         return answer
 
     def fire_all(self, hook: str, payload: dict[str, Any]) -> list[Any]:
@@ -398,16 +406,23 @@ class Telemetry:
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return self._dispatcher.fire_all(hook, payload)
-        with self._firing_span(hook, payload, len(callbacks)):
+        opened = self._begin(hook, payload, len(callbacks))
+        try:
             return self._dispatcher.fire_all(hook, payload)
+        finally:
+            self._end(hook, None, opened)
 
     async def afire(self, hook: str, payload: dict[str, Any]) -> Any:
         """The async twin of :meth:`fire`."""
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return await self._dispatcher.afire(hook, payload)
-        with self._firing_span(hook, payload, len(callbacks)) as box:
-            box[0] = answer = await self._dispatcher.afire(hook, payload)
+        opened = self._begin(hook, payload, len(callbacks))
+        answer = None
+        try:
+            answer = await self._dispatcher.afire(hook, payload)
+        finally:
+            self._end(hook, answer, opened)
         return answer
 
     # -- callback runs -----------------------------------------------------------------
@@ -419,6 +434,16 @@ class Telemetry:
         firing = _firing.get()
         if firing is not None:
             firing.verdicts.append(record.verdict)
+            if not firing.recording:  # not sampled (or a no-op provider): no children
+                self._metrics.duration.record(
+                    record.duration,
+                    {
+                        "hermes.hook.name": record.hook,
+                        "hermes.callback.source": record.source,
+                        "hermes.callback.verdict": record.verdict,
+                    },
+                )
+                return
         extra = record.extra
         self._callback_span(
             record.hook,
@@ -442,8 +467,6 @@ class Telemetry:
         error: BaseException | None = None,
         reason: str | None = None,
     ) -> None:
-        from opentelemetry.trace import Status, StatusCode
-
         end = time.time_ns()
         span = self._tracer.start_span(
             name if name.startswith(f"{source} ") else f"{source} {name}",
@@ -461,7 +484,7 @@ class Telemetry:
             kind, _, message = reason.partition(": ")
             span.add_event("exception", {"exception.type": kind, "exception.message": message})
         if verdict in _FAILED:
-            span.set_status(Status(StatusCode.ERROR, reason or verdict))
+            span.set_status(_otel.Status(_otel.StatusCode.ERROR, reason or verdict))
         span.end(end_time=end)
         self._metrics.duration.record(
             duration,
