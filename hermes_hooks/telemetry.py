@@ -164,8 +164,9 @@ def _w3c_carrier() -> dict[str, str]:
 def trace_environment(env: dict[str, str] | None) -> dict[str, str] | None:
     """``env`` (None: this process's environment) with ``TRACEPARENT`` and
     ``TRACESTATE`` of the current span, the convention for handing trace context to
-    a child process.  Unchanged when telemetry is off or no span is current."""
-    if not _active:
+    a child process.  Unchanged outside a traced firing (telemetry off for this load,
+    or no load has it on): a load with ``otel: false`` never passes context on."""
+    if not _active or _firing.get() is None:
         return env
     carrier = _w3c_carrier()
     if not carrier:
@@ -181,8 +182,8 @@ def trace_environment(env: dict[str, str] | None) -> dict[str, str] | None:
 
 def trace_headers(headers: dict[str, str]) -> dict[str, str]:
     """Add ``traceparent`` (and ``tracestate``) of the current span to ``headers``,
-    in place, and return them.  Unchanged when telemetry is off or no span is current."""
-    if _active:
+    in place, and return them.  Unchanged outside a traced firing."""
+    if _active and _firing.get() is not None:
         headers.update(_w3c_carrier())
     return headers
 
@@ -557,7 +558,7 @@ class Telemetry:
         outbound = hooks.sources.get("outbound")
         for target, lane in _outbound_lanes(outbound):
             counts[f"webhook:{target}"] = lane.stats.dropped
-        for hook, dropped in self._gateway_dropped.items():
+        for hook, dropped in list(self._gateway_dropped.items()):  # the loop may add one
             counts[f"gateway:{hook}"] = dropped
         return counts
 

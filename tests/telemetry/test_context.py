@@ -4,6 +4,7 @@ stream lanes and gateway handlers all see the firing's trace."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -56,21 +57,51 @@ def test_a_shell_hook_gets_the_firing_span_as_traceparent(
 
 
 def test_an_inherited_traceparent_is_replaced_and_a_stale_tracestate_dropped(
-    otel: Recorded, monkeypatch: pytest.MonkeyPatch, make_hooks: Callable[..., Hooks]
+    otel: Recorded, monkeypatch: pytest.MonkeyPatch, home: Path, load: Callable[..., Hooks]
 ) -> None:
-    make_hooks()  # a load with telemetry on
     monkeypatch.setenv("TRACEPARENT", "00-" + "1" * 32 + "-" + "2" * 16 + "-01")
     monkeypatch.setenv("TRACESTATE", "vendor=old")
-    with otel.tracer_provider.get_tracer("host").start_as_current_span("turn") as turn:
-        env = trace_environment(None)
-        headers = trace_headers({"X-Hermes-Event": "e"})
-    assert env is not None
-    context = turn.get_span_context()
-    expected = f"00-{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
-    assert env["TRACEPARENT"] == expected
-    assert "TRACESTATE" not in env
-    assert headers == {"X-Hermes-Event": "e", "traceparent": expected}
-    assert trace_environment({"A": "1"}) == {"A": "1"}  # no current span: unchanged
+    seen = home / "env.txt"
+    script = write_script(
+        home / "agent-hooks" / "env.sh",
+        sh(f'printf "%s|%s|%s" "$TRACEPARENT" "${{TRACESTATE-unset}}" "$HOME" > "{seen}"'),
+    )
+    write_config(home, {"post_tool_call": [{"command": str(script)}]})
+    approve(home, "post_tool_call", str(script))
+    hooks = load()
+    hooks.post_tool_call(**tool_payload(result="done"))
+
+    firing = otel.span("post_tool_call")
+    assert seen.read_text(encoding="utf-8").split("|") == [
+        traceparent(firing),
+        "unset",
+        os.environ["HOME"],  # the rest of the environment is inherited as before
+    ]
+
+
+def test_a_load_with_telemetry_off_passes_no_context_on(
+    otel: Recorded,
+    monkeypatch: pytest.MonkeyPatch,
+    home: Path,
+    load: Callable[..., Hooks],
+    make_hooks: Callable[..., Hooks],
+) -> None:
+    monkeypatch.delenv("TRACEPARENT", raising=False)
+    make_hooks()  # another load of this process has telemetry on
+    seen = home / "env.txt"
+    script = write_script(
+        home / "agent-hooks" / "env.sh",
+        sh(f'printf "%s" "${{TRACEPARENT-unset}}" > "{seen}"'),
+    )
+    write_config(home, {"post_tool_call": [{"command": str(script)}]}, telemetry={"otel": False})
+    approve(home, "post_tool_call", str(script))
+    hooks = load()
+    with otel.tracer_provider.get_tracer("host").start_as_current_span("turn"):
+        hooks.post_tool_call(**tool_payload(result="done"))
+        assert trace_headers({"X-Hermes-Event": "e"}) == {"X-Hermes-Event": "e"}
+        assert trace_environment({"A": "1"}) == {"A": "1"}
+    assert seen.read_text(encoding="utf-8") == "unset"
+    assert [s.name for s in otel.spans()] == ["turn"]
 
 
 def test_a_webhook_delivery_carries_the_firing_traceparent(
