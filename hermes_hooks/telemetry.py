@@ -481,7 +481,7 @@ class Telemetry:
         )
         if error is not None:
             span.record_exception(error)
-        elif verdict in _FAILED and reason:
+        elif verdict == "error" and reason:  # a gateway handler's "<Type>: <message>"
             kind, _, message = reason.partition(": ")
             span.add_event("exception", {"exception.type": kind, "exception.message": message})
         if verdict in _FAILED:

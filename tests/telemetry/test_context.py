@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from opentelemetry import trace
+from opentelemetry.trace import StatusCode
 
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.telemetry import trace_environment, trace_headers
@@ -187,6 +188,7 @@ def gateway_home(home: Path) -> Iterator[Path]:
 
 CONTEXT_HANDLER = """
 from opentelemetry import trace
+from opentelemetry.trace import StatusCode
 from tests.gateway import probe
 
 {prefix}def handle(event_type, context):
@@ -222,3 +224,30 @@ def test_gateway_handlers_run_inside_the_emission_context(
     assert call.name == "gateway ctx"
     assert (call.attributes or {})["hermes.callback.source"] == "gateway"
     assert (call.attributes or {})["hermes.callback.verdict"] == "none"
+
+
+def test_a_failing_gateway_handler_is_an_error_span_with_its_exception(
+    otel: Recorded, gateway_home: Path, load: Callable[..., Hooks]
+) -> None:
+    write_hook(
+        gateway_home / "hooks",
+        "broken",
+        ("agent:end",),
+        "def handle(event_type, context):\n    raise KeyError('missing')\n",
+    )
+    hooks = load(surface="gateway")
+
+    async def emit() -> None:
+        await hooks.gateway.emit("agent:end", {})
+        assert await hooks.gateway.drain(10)
+
+    asyncio.run(emit())
+    [call] = otel.children(otel.span("agent:end"))
+    assert call.name == "gateway broken"
+    assert (call.attributes or {})["hermes.callback.verdict"] == "error"
+    assert call.status.status_code is StatusCode.ERROR
+    [event] = call.events
+    assert dict(event.attributes or {}) == {
+        "exception.type": "KeyError",
+        "exception.message": "'missing'",
+    }
