@@ -144,7 +144,7 @@ def test_a_bounded_python_callback_runs_inside_the_firing_context(
     hooks.post_tool_call(**tool_payload(result="done"))
 
     firing = otel.span("post_tool_call")
-    # D-19 orders plugins by name: "awatch" first
+    # plugins run in name order: "awatch" first
     assert [(t, s, where.split(":")[0]) for t, s, where in seen] == [
         (trace_id(firing), span_id(firing), "async"),
         (trace_id(firing), span_id(firing), "hermes-hooks"),  # a bounded worker thread
