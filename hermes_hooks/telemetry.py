@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._log import exception_text, excerpt, warn_once
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.types import DecisionRecord, DispatchDecision, ToolDecision
 
@@ -241,6 +242,15 @@ class _Api:
 _otel: Any = _Api()
 
 
+def _broken(hook: str, step: str, exc: Exception) -> None:
+    warn_once(
+        log, ("telemetry", step, type(exc)),
+        "OpenTelemetry failed to %s the span of %s (%s: %s); the firing goes on without it. "
+        "Check the tracer provider and exporter the application configured.",
+        step, hook, type(exc).__name__, excerpt(exception_text(exc), 200),
+    )  # fmt: skip
+
+
 def firing_verdict(answer: Any, verdicts: Iterable[str]) -> str:
     """The verdict of a whole firing: the typed answer's action where there is one
     (``pre_tool_call``: allow, block, approve, or modify when allowed with changed
@@ -370,22 +380,37 @@ class Telemetry:
     # -- firings -----------------------------------------------------------------------
     # Written out (no context manager, API functions bound once): this runs per firing.
 
+    # Telemetry must never change what a firing decides: a provider or exporter that
+    # raises costs the span (logged once), never the firing.
+
     def _begin(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Any, ...]:
         firing = _Firing()
-        span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
-        firing.recording = span.is_recording()
-        return firing, _firing.set(firing), span, _otel.attach(_otel.set_span_in_context(span))
+        try:
+            span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
+            firing.recording = span.is_recording()
+            token = _otel.attach(_otel.set_span_in_context(span))
+        except Exception as exc:
+            _broken(hook, "start", exc)
+            firing.recording = False  # and so no callback spans either
+            return firing, _firing.set(firing), None, None
+        return firing, _firing.set(firing), span, token
 
     def _end(self, hook: str, answer: Any, opened: tuple[Any, ...]) -> None:
         firing, marker, span, token = opened
         _firing.reset(marker)
-        verdict = firing_verdict(answer, firing.verdicts)
-        span.set_attribute("hermes.hook.verdict", verdict)
-        _otel.detach(token)
-        span.end()
-        self._metrics.firings.add(1, {"hermes.hook.name": hook, "hermes.hook.verdict": verdict})
-        if verdict == "block":
-            self._metrics.blocks.add(1, {"hermes.hook.name": hook})
+        if span is None:
+            return
+        try:
+            _otel.detach(token)
+            verdict = firing_verdict(answer, firing.verdicts)
+            span.set_attribute("hermes.hook.verdict", verdict)
+            span.end()
+            attributes = {"hermes.hook.name": hook, "hermes.hook.verdict": verdict}
+            self._metrics.firings.add(1, attributes)
+            if verdict == "block":
+                self._metrics.blocks.add(1, {"hermes.hook.name": hook})
+        except Exception as exc:
+            _broken(hook, "end", exc)
 
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """:meth:`Dispatcher.fire <hermes_hooks._dispatch.Dispatcher.fire>` inside a
@@ -432,6 +457,12 @@ class Telemetry:
         """One callback run, reported by the dispatcher on the firing's thread (or a
         copy of its context): a child span of the firing, ended now, started
         ``duration`` ago."""
+        try:
+            self._record_run(record)
+        except Exception as exc:
+            _broken(record.hook, "record a callback in", exc)
+
+    def _record_run(self, record: DecisionRecord) -> None:
         firing = _firing.get()
         if firing is not None:
             firing.verdicts.append(record.verdict)
@@ -503,9 +534,16 @@ class Telemetry:
         emitter.trace = self.gateway_emit
         emitter.subscribe(self._on_gateway_record)
 
-    def gateway_emit(self, event: str, handlers: int) -> Context:
+    def gateway_emit(self, event: str, handlers: int) -> Context | None:
         """A span for one gateway emission (named after the event, ended at once: the
         handlers run later on their lanes); returns its context for them to run in."""
+        try:
+            return self._emission(event, handlers)
+        except Exception as exc:
+            _broken(event, "start", exc)
+            return None
+
+    def _emission(self, event: str, handlers: int) -> Context:
         from opentelemetry import trace
 
         # emit() only queues; a slash command's handlers are awaited in its context
@@ -523,6 +561,12 @@ class Telemetry:
         return trace.set_span_in_context(span)
 
     def _on_gateway_record(self, record: CallRecord) -> None:
+        try:
+            self._gateway_run(record)
+        except Exception as exc:
+            _broken(record.event, "record a handler in", exc)
+
+    def _gateway_run(self, record: CallRecord) -> None:
         if record.outcome == "dropped":
             self._gateway_dropped[record.hook] = self._gateway_dropped.get(record.hook, 0) + 1
             return

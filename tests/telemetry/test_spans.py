@@ -224,3 +224,36 @@ def test_reload_follows_the_setting(otel: Recorded, home: Path, load: Callable[.
     assert hooks.telemetry is None
     assert hooks._fire == hooks.dispatcher.fire
     assert hooks.dispatcher.carry is None
+
+
+class _BrokenTracer:
+    def start_span(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("exporter misconfigured")
+
+
+class _BrokenProvider:
+    def get_tracer(self, *args: Any, **kwargs: Any) -> _BrokenTracer:
+        return _BrokenTracer()
+
+
+def test_a_raising_tracer_costs_the_span_never_the_decision(
+    make_hooks: Callable[..., Hooks], caplog: pytest.LogCaptureFixture
+) -> None:
+    from hermes_hooks import telemetry
+
+    telemetry.set_providers(_BrokenProvider())
+    try:
+        hooks = make_hooks(timeout=5.0)
+    finally:
+        telemetry.set_providers()
+    hooks.manager.register_callback("pre_tool_call", _block, owner="gate")
+    caplog.set_level(logging.DEBUG, logger="hermes_hooks.telemetry")
+    decisions = [hooks.pre_tool_call(**tool_payload()).action for _ in range(2)]
+
+    assert decisions == ["block", "block"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "OpenTelemetry failed to start the span of pre_tool_call (RuntimeError: exporter "
+        "misconfigured); the firing goes on without it. Check the tracer provider and "
+        "exporter the application configured."
+    ]
