@@ -65,3 +65,45 @@ def test_the_outbox_depth_is_a_gauge_per_durable_target(
     endpoint.wait_requests(1)
     assert otel.metric("hermes.outbox.depth") == [({"hermes.webhook.target": "ci"}, 3)]
     assert otel.metric("hermes.queue.dropped") == [({"hermes.queue": "webhook:ci"}, 0)]
+
+
+HELD_HANDLER = """
+from tests.gateway import probe
+
+def handle(event_type, context):
+    probe.notes.append(context["n"])
+    probe.gate("telemetry-hold").wait(10)
+"""
+
+
+def test_dropped_gateway_events_are_counted_per_hook(
+    otel: Recorded, home: Path, load: Callable[..., Hooks]
+) -> None:
+    import asyncio
+
+    from hermes_hooks.gateway.lanes import LANE_CAPACITY
+    from tests.gateway import probe
+    from tests.gateway.conftest import write_hook
+
+    probe.reset()
+    write_hook(home / "hooks", "slow", ("agent:step",), HELD_HANDLER)
+    hooks = load(surface="gateway")
+
+    async def flood() -> list[Any]:
+        await hooks.gateway.emit("agent:step", {"n": 0})
+        for _ in range(200):  # let the lane's task take the first event
+            if probe.notes:
+                break
+            await asyncio.sleep(0.01)
+        for n in range(1, LANE_CAPACITY + 3):
+            await hooks.gateway.emit("agent:step", {"n": n})
+        counted = otel.metric("hermes.queue.dropped")
+        probe.gate("telemetry-hold").set()
+        await hooks.gateway.drain(10)
+        return counted
+
+    try:
+        counted = asyncio.run(flood())
+    finally:
+        probe.reset()
+    assert counted == [({"hermes.queue": "gateway:slow"}, 2)]
