@@ -33,7 +33,6 @@ import contextvars
 import inspect
 import logging
 import os
-import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -41,12 +40,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._telemetry_metrics import SCOPE, instruments_for, outbox_depths, queue_drops
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.types import DecisionRecord, DispatchDecision, ToolDecision
 
 if TYPE_CHECKING:
     from opentelemetry.context import Context
-    from opentelemetry.metrics import CallbackOptions, Observation
 
     from hermes_hooks._dispatch import Dispatcher
     from hermes_hooks.cli.doctor_cmd import Finding
@@ -72,7 +71,7 @@ __all__ = [
 log = logging.getLogger("hermes_hooks.telemetry")
 
 #: The instrumentation scope of every span and metric.
-INSTRUMENTATION_NAME = "hermes_hooks"
+INSTRUMENTATION_NAME = SCOPE
 
 #: Firing verdicts, strongest first: what a firing with no typed answer reports is
 #: the strongest verdict any of its callbacks contributed ("allow" if none did).
@@ -267,71 +266,6 @@ def firing_verdict(answer: Any, verdicts: Iterable[str]) -> str:
     return "allow"
 
 
-class _Instruments:
-    """The metric instruments of one meter provider (created once: the SDK refuses a
-    second registration of an observable instrument's callbacks)."""
-
-    def __init__(self, meter_provider: Any) -> None:
-        from opentelemetry import metrics
-
-        meter = metrics.get_meter(INSTRUMENTATION_NAME, meter_provider=meter_provider)
-        self.firings = meter.create_counter(
-            "hermes.hook.firings", unit="{firing}", description="Hook firings that ran callbacks"
-        )
-        self.blocks = meter.create_counter(
-            "hermes.hook.blocks", unit="{firing}", description="Firings whose verdict was block"
-        )
-        self.duration = meter.create_histogram(
-            "hermes.callback.duration", unit="s", description="Duration of one callback run"
-        )
-        #: The loads whose queues these instruments observe.
-        self.live: weakref.WeakSet[Telemetry] = weakref.WeakSet()
-        meter.create_observable_counter(
-            "hermes.queue.dropped",
-            callbacks=[self._observe_dropped],
-            unit="{event}",
-            description="Events dropped because a queue was full, per queue",
-        )
-        meter.create_observable_gauge(
-            "hermes.outbox.depth",
-            callbacks=[self._observe_outbox],
-            unit="{delivery}",
-            description="Durable webhook deliveries waiting in the outbox, per target",
-        )
-
-    def _observe_dropped(self, options: CallbackOptions) -> Iterator[Observation]:
-        from opentelemetry.metrics import Observation
-
-        for telemetry in list(self.live):
-            for queue, dropped in telemetry.dropped().items():
-                yield Observation(dropped, {"hermes.queue": queue})
-
-    def _observe_outbox(self, options: CallbackOptions) -> Iterator[Observation]:
-        from opentelemetry.metrics import Observation
-
-        for telemetry in list(self.live):
-            for target, depth in telemetry.outbox_depth().items():
-                yield Observation(depth, {"hermes.webhook.target": target})
-
-
-#: Instruments per explicit meter provider (dropped with it), and of the global one.
-_instruments: weakref.WeakKeyDictionary[Any, _Instruments] = weakref.WeakKeyDictionary()
-_global_instruments: list[_Instruments] = []
-_instruments_lock = threading.Lock()
-
-
-def _instruments_for(meter_provider: Any) -> _Instruments:
-    with _instruments_lock:
-        if meter_provider is None:
-            if not _global_instruments:
-                _global_instruments.append(_Instruments(None))
-            return _global_instruments[0]
-        found = _instruments.get(meter_provider)
-        if found is None:
-            found = _instruments[meter_provider] = _Instruments(meter_provider)
-        return found
-
-
 def _attributes(hook: str, payload: Mapping[str, Any], callbacks: int) -> dict[str, Any]:
     attributes: dict[str, Any] = {"hermes.hook.name": hook, "hermes.hook.callbacks": callbacks}
     tool = payload.get("tool_name")
@@ -364,7 +298,7 @@ class Telemetry:
         self._tracer = trace.get_tracer(
             INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]
         )
-        self._metrics = _instruments_for(_providers["meter"])
+        self._metrics = instruments_for(_providers["meter"])
         self._gateway_dropped: dict[str, int] = {}
         self._unsubscribe = self._dispatcher.subscribe(self._on_record)
         self._dispatcher.carry = carried
@@ -585,23 +519,10 @@ class Telemetry:
     def dropped(self) -> dict[str, int]:
         """Events dropped so far, per queue: ``stream:<owner>``, ``webhook:<target>``,
         ``gateway:<hook>``."""
-        counts: dict[str, int] = {}
         hooks = self._hooks()
         if hooks is None:
-            return counts
-        from hermes_hooks._contract import Thread
-        from hermes_hooks.hookspecs import CATALOGUE
-
-        for name, contract in CATALOGUE.items():
-            if contract.policy.thread is not Thread.QUEUE:
-                continue
-            for callback in self._manager.callbacks(name):
-                lane = self._dispatcher.lane(callback.owner)
-                if lane is not None:
-                    counts[f"stream:{callback.owner}"] = lane.dropped
-        outbound = hooks.sources.get("outbound")
-        for target, lane in _outbound_lanes(outbound):
-            counts[f"webhook:{target}"] = lane.stats.dropped
+            return {}
+        counts = queue_drops(hooks)
         for hook, dropped in list(self._gateway_dropped.items()):  # the loop may add one
             counts[f"gateway:{hook}"] = dropped
         return counts
@@ -609,19 +530,7 @@ class Telemetry:
     def outbox_depth(self) -> dict[str, int]:
         """Durable deliveries waiting in the outbox, per webhook target."""
         hooks = self._hooks()
-        if hooks is None:
-            return {}
-        return {
-            target: lane.pending
-            for target, lane in _outbound_lanes(hooks.sources.get("outbound"))
-            if getattr(lane, "durable", False)
-        }
-
-
-def _outbound_lanes(source: Any) -> list[tuple[str, Any]]:
-    targets = {t.index: t.label for t in getattr(source, "targets", ())}
-    lanes = getattr(source, "lanes", {})
-    return [(targets.get(index, str(index)), lane) for index, lane in lanes.items()]
+        return {} if hooks is None else outbox_depths(hooks)
 
 
 @contextmanager
