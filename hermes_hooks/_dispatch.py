@@ -178,11 +178,14 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_lanes", "_listeners", "manager", "timeout")
+    __slots__ = ("_lanes", "_listeners", "carry", "manager", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
         self.timeout = timeout
+        #: Binds a callback that runs off the firing's thread (a bounded worker, a
+        #: stream lane) to the firing's context; set by telemetry, None otherwise.
+        self.carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
         self._listeners: list[Listener] = []
         self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
 
@@ -304,11 +307,13 @@ class Dispatcher:
             )  # fmt: skip
             return
         copies = _prepare(payload, plan)
+        carry = self.carry
         for callback in callbacks:
             lane = self._lanes.get(callback.owner)
             if lane is None:
                 lane = self._lanes.setdefault(callback.owner, StreamLane(callback.owner))
-            lane.put(callback.function, _kwargs(callback, payload, copies))
+            function = callback.function if carry is None else carry(callback.function)
+            lane.put(function, _kwargs(callback, payload, copies))
             if self._listeners:
                 self._record(contract, callback, "none", "queued", time.perf_counter())
 
@@ -340,7 +345,10 @@ class Dispatcher:
                         raise TimedOut(f"no result within {limit} s") from None
                 else:
                     runner = self._runner(callback)
-                    value = await runner.acall(callback.function, (), kwargs, limit)
+                    function = (
+                        callback.function if self.carry is None else self.carry(callback.function)
+                    )
+                    value = await runner.acall(function, (), kwargs, limit)
             except (Exception, SystemExit) as exc:
                 self._settle(aggregator, callback, exc, started, ok=False)
             else:
@@ -362,7 +370,7 @@ class Dispatcher:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
         return self._runner(callback).call(
-            callback.function,
+            callback.function if self.carry is None else self.carry(callback.function),
             kwargs,
             self.timeout,
             tool_call_id if isinstance(tool_call_id, str) else None,
@@ -379,6 +387,7 @@ class Dispatcher:
     ) -> None:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
+        error: BaseException | None = None
         if ok:
             if callback.source == "webhook" or (
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
@@ -390,12 +399,14 @@ class Dispatcher:
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)
                 verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
+                error = exc
         else:
+            error = value
             failure = self._failure(contract, callback, value)
             # The policy's on_error decides whether the failure blocks (D-11, D-14).
             verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
         if self._listeners:
-            self._record(contract, callback, verdict, reason, started)
+            self._record(contract, callback, verdict, reason, started, error)
 
     def _record(
         self,
@@ -404,7 +415,12 @@ class Dispatcher:
         verdict: Verdict,
         reason: str | None,
         started: float,
+        error: BaseException | None = None,
     ) -> None:
+        # extra: who owns the callback, and what it raised (for telemetry's spans)
+        extra: dict[str, Any] = {"owner": callback.owner}
+        if error is not None:
+            extra["error"] = error
         self._emit(
             DecisionRecord(
                 hook=contract.name,
@@ -413,6 +429,7 @@ class Dispatcher:
                 verdict=verdict,
                 reason=reason,
                 duration=time.perf_counter() - started,
+                extra=extra,
             )
         )
 

@@ -193,6 +193,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.prompt_sections",
     "hermes_hooks.shell",
     "hermes_hooks.stream",
+    "hermes_hooks.telemetry",
 )
 _FILTER = RedactingFilter()
 for _name in REDACTED_LOGGERS:

@@ -32,6 +32,7 @@ from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
     from hermes_hooks.gateway.emitter import GatewayEmitter
+    from hermes_hooks.telemetry import Telemetry
 
 __all__ = ["Hooks"]
 
@@ -64,12 +65,25 @@ class Hooks(HookCalls):
         self.profile = "default"
         self._manager = manager
         self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
-        # Bound once: every facade call goes straight to the dispatcher.
-        self._fire: Callable[[str, dict[str, Any]], Any] = self._dispatcher.fire
         self.sources: dict[str, Source] = {}
+        self.telemetry: Telemetry | None = None
+        self._instrument()
         #: System-prompt sections registered by plugins (PS-01..PS-12).
         self.prompt_sections = PromptSections()
         self.load_options: dict[str, Any] = {}
+
+    def _instrument(self) -> None:
+        """Choose what the facade fires through: the dispatcher itself, or, with
+        OpenTelemetry on, a :class:`~hermes_hooks.telemetry.Telemetry` that wraps each
+        firing in a span.  Bound once, so the facade's per-firing cost without
+        telemetry is the dispatcher's own."""
+        from hermes_hooks.telemetry import instrument
+
+        if self.telemetry is not None:
+            self.telemetry.close()
+        self.telemetry = instrument(self)
+        self._firing: Dispatcher | Telemetry = self.telemetry or self._dispatcher
+        self._fire: Callable[[str, dict[str, Any]], Any] = self._firing.fire
 
     @classmethod
     def empty(
@@ -101,13 +115,13 @@ class Hooks(HookCalls):
 
     def invoke(self, name: str, **payload: Any) -> list[Any]:
         """Fire hook ``name``; return the raw non-None results, after isolation."""
-        return self._dispatcher.fire_all(name, payload)
+        return self._firing.fire_all(name, payload)
 
     async def ainvoke(self, name: str, **payload: Any) -> list[Any]:
         """The async twin of :meth:`invoke`."""
         import asyncio
 
-        return await asyncio.to_thread(self._dispatcher.fire_all, name, payload)
+        return await asyncio.to_thread(self._firing.fire_all, name, payload)
 
     def subscribe(self, listener: Callable[[DecisionRecord], None]) -> Callable[[], None]:
         """Receive a :class:`DecisionRecord` per callback run; returns an unsubscribe."""
@@ -157,12 +171,13 @@ class Hooks(HookCalls):
             self.config = read_config(self.home)
             self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
             self._dispatcher.timeout = self.settings.hook_callback_timeout
+            self._instrument()
             attach_sources(self)
         finally:
             self._manager.thaw()
 
     async def _afire(self, name: str, payload: dict[str, Any]) -> Any:
-        return await self._dispatcher.afire(name, payload)
+        return await self._firing.afire(name, payload)
 
     # The per-hook methods (``pre_tool_call`` ... and each async twin) come from
     # HookCalls, generated from the catalogue by ``python -m hermes_hooks._gen``.

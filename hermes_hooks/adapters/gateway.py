@@ -103,6 +103,9 @@ class GatewaySource:
         self._hooks = hooks
         self.directory = hooks.home / "hooks"
         self.emitter = GatewayEmitter(hooks.settings.hook_callback_timeout)
+        telemetry = getattr(hooks, "telemetry", None)
+        if telemetry is not None:  # spans for emissions; handlers run in their context
+            telemetry.watch_gateway(self.emitter)
         self._records: dict[str, GatewayHookRecord] = {}
         self._modules: list[str] = []
 

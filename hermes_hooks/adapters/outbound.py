@@ -27,6 +27,7 @@ from hermes_hooks._callback import Group
 from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
 from hermes_hooks.envelope import DEFAULT_PROFILE, build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.telemetry import trace_headers
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
@@ -255,6 +256,7 @@ def _make_callback(
         headers = build_headers(
             event, delivery_id, body, secret=secret, standard_keys=keys, stamp=int(now)
         )
+        trace_headers(headers)  # traceparent of the firing, taken now: delivery is later
         submit(Delivery(event, delivery_id, timestamp, body, headers))
         return None
 

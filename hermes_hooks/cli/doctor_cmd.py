@@ -31,6 +31,7 @@ CHECKS: tuple[str, ...] = (
     "hermes_hooks.cli.shell_views:check_shell_hooks",
     "hermes_hooks.cli.outbound_views:check_outbound",
     "hermes_hooks.cli.gateway_views:check_gateway_hooks",
+    "hermes_hooks.telemetry:check_telemetry",
 )
 
 

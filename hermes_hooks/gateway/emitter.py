@@ -31,6 +31,7 @@ from hermes_hooks._workers import BoundedRunner, Hung, TimedOut
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
 from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, await_bounded
+from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
@@ -131,6 +132,9 @@ class GatewayEmitter:
         self._cache: dict[str, tuple[GatewayHook, ...]] = {}
         self._listeners: list[Listener] = []
         self._closed = False
+        #: Set by telemetry: opens a span for an emission of ``event`` to ``n``
+        #: handlers and returns the context its handlers run in; None otherwise.
+        self.trace: Callable[[str, int], Any] | None = None
 
     # -- membership (the adapter's side) -----------------------------------------------
 
@@ -142,8 +146,9 @@ class GatewayEmitter:
     def add(self, hook: GatewayHook) -> None:
         """Give ``hook`` a lane and start delivering to it."""
 
-        async def deliver(event: str, context: dict[str, Any]) -> None:
-            await self._run(hook, event, context)
+        async def deliver(event: str, context: dict[str, Any], carry: Any) -> None:
+            with entered(carry):  # the handler runs inside the emission's trace
+                await self._run(hook, event, context)
 
         hook.lane = Lane(deliver)
         with self._lock:
@@ -227,9 +232,11 @@ class GatewayEmitter:
                 type(context).__name__,
             )
             return
-        for hook in self.subscribers(event):
+        subscribers = self.subscribers(event)
+        carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
+        for hook in subscribers:
             lane = hook.lane
-            if lane is None or lane.offer(event, _copy_context(context)):
+            if lane is None or lane.offer(event, _copy_context(context), carry):
                 continue
             log.warning(
                 "[hooks] Queue full for %s (%d pending) — dropping %s",
@@ -273,10 +280,13 @@ class GatewayEmitter:
         )
         event = f"{COMMAND_PREFIX}{canonical}"
         decision: CommandDecision | None = None
-        for hook in self.subscribers(event):
-            ok, result = await self._run(hook, event, _copy_context(base))
-            if ok and decision is None:
-                decision = read_decision(result, base["raw_command"], hook.name)
+        subscribers = self.subscribers(event)
+        carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
+        with entered(carry):
+            for hook in subscribers:
+                ok, result = await self._run(hook, event, _copy_context(base))
+                if ok and decision is None:
+                    decision = read_decision(result, base["raw_command"], hook.name)
         return decision or CommandDecision()
 
     # -- one call ----------------------------------------------------------------------
@@ -285,7 +295,9 @@ class GatewayEmitter:
         limit = self.timeout or None
         if hook.is_async:
             return await await_bounded(hook.handle(event, context), limit)
-        return await hook.runner.acall(hook.handle, (event, context), {}, limit)
+        # a worker thread does not inherit the emission's trace context: carry it over
+        handle = hook.handle if self.trace is None else carried(hook.handle)
+        return await hook.runner.acall(handle, (event, context), {}, limit)
 
     async def _run(
         self, hook: GatewayHook, event: str, context: dict[str, Any]
