@@ -96,6 +96,10 @@ class HookManager(pluggy.PluginManager):
         self._plugin_rank: dict[str, int] = {}
         self._requires: dict[str, tuple[str, ...]] = {}
         self._frozen: dict[str, tuple[Callback, ...]] | None = None
+        #: What each adapter already registered on this manager, by adapter name, so
+        #: that loading twice registers nothing twice; kept here rather than in module
+        #: globals so that two managers in one process never share it.
+        self.adapter_state: dict[str, Any] = {}
 
     # -- registration ------------------------------------------------------------------
 

@@ -39,7 +39,7 @@ from hermes_hooks.gateway.manifest import (
 )
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
 
 __all__ = [
     "MODULE_PREFIX",
@@ -99,10 +99,10 @@ class GatewaySource:
 
     name = "gateway"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self._hooks = hooks
-        self.directory = hooks.home / "hooks"
-        self.emitter = GatewayEmitter(hooks.settings.hook_callback_timeout)
+    def __init__(self, context: LoadContext) -> None:
+        self._context = context
+        self.directory = context.home / "hooks"
+        self.emitter = GatewayEmitter(context.settings.hook_callback_timeout)
         self._records: dict[str, GatewayHookRecord] = {}
         self._modules: list[str] = []
 
@@ -145,7 +145,7 @@ class GatewaySource:
         hook = GatewayHook(record.key, record.name, handler_path, manifest.events, handle)
         plugin_name = f"{PLUGIN_PREFIX}{record.key}"
         try:
-            self._hooks.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
+            self._context.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
         except Exception as exc:
             reason = f"cannot register plugin {plugin_name}: {exception_text(exc)}"
             self._fail(record, handler_path, reason)
@@ -204,7 +204,7 @@ class GatewaySource:
         """Unregister every hook, stop its lane and forget its module."""
         for record in self._records.values():
             if record.plugin is not None:
-                self._hooks.manager.unregister(name=record.plugin)
+                self._context.manager.unregister(name=record.plugin)
             self.emitter.remove(record.key)
         for module_name in self._modules:
             sys.modules.pop(module_name, None)
@@ -277,8 +277,8 @@ def _signature_problem(handle: Callable[..., Any]) -> str | None:
     return None
 
 
-def load(hooks: Hooks) -> GatewaySource:
-    """Discover the gateway hooks of ``hooks.home`` (gateway surface only, GW-01)."""
-    source = GatewaySource(hooks)
+def load(context: LoadContext) -> GatewaySource:
+    """Discover the gateway hooks of ``context.home`` (gateway surface only, GW-01)."""
+    source = GatewaySource(context)
     source.discover()
     return source

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import weakref
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,17 +32,17 @@ from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
-    from hermes_hooks._manager import HookManager
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
 
 __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
-# D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
+# D-08: what each manager already holds, per home: (home, event, matcher, command, dialect),
+# kept in the manager's adapter state under this name.
 _Key = tuple[str, str, str | None, str, str]
-_REGISTERED: weakref.WeakKeyDictionary[HookManager, set[_Key]] = weakref.WeakKeyDictionary()
+_STATE = "shell"
 
 
 class ShellHook:
@@ -135,17 +134,17 @@ class ShellSource:
 
     name = "shell"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self.home = hooks.home
-        self.config_path = hooks.home / "config.yaml"
-        self.allowlist = consent.Allowlist(hooks.home)
+    def __init__(self, context: LoadContext) -> None:
+        self.home = context.home
+        self.config_path = context.config_path
+        self.allowlist = consent.Allowlist(context.home)
         self.watch = consent.AllowlistWatch(self.allowlist)
         # One owner per load, so unloading a source removes exactly what it registered.
-        self.owner = f"shell-hooks:{hooks.home}:{next(_LOADS)}"
-        self.bypass = consent.bypass_reason(hooks.accept_hooks, hooks.config)
+        self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
+        self.bypass = consent.bypass_reason(context.accept_hooks, context.config)
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []
-        self._manager = hooks.manager
+        self._manager = context.manager
         self._keys: set[_Key] = set()
 
     def records(self) -> list[ShellRecord]:
@@ -160,7 +159,7 @@ class ShellSource:
         """Parse, apply consent, register."""
         self.parsed = parse_hooks(config, str(self.config_path))
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
-        held = _REGISTERED.setdefault(self._manager, set())
+        held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
         for entry in self.parsed.entries:
             if entry.key in seen:
@@ -249,7 +248,7 @@ class ShellSource:
     def unload(self) -> None:
         """Remove every callback this source registered (a reload starts here, D-08)."""
         self._manager.unregister_owner(self.owner)
-        held = _REGISTERED.get(self._manager)
+        held = self._manager.adapter_state.get(_STATE)
         if held is not None:
             held.difference_update(self._keys)
         self._keys.clear()
@@ -258,8 +257,8 @@ class ShellSource:
         """Nothing runs in the background: hooks run on the firing thread."""
 
 
-def load(hooks: Hooks) -> ShellSource:
-    """The adapter entry point: load the shell hooks of ``hooks.home``."""
-    source = ShellSource(hooks)
-    source.load(hooks.config)
+def load(context: LoadContext) -> ShellSource:
+    """The adapter entry point: load the shell hooks of ``context.home``."""
+    source = ShellSource(context)
+    source.load(context.config)
     return source

@@ -325,7 +325,7 @@ def test_safe_mode_loads_no_gateway_hook(
 ) -> None:
     directory = write_hook(hooks_dir, "unsafe", body=IMPORT_MARK)
     monkeypatch.setenv("HERMES_SAFE_MODE", "Yes")
-    source = GatewaySource(make_hooks())
+    source = GatewaySource(make_hooks().context)
     source.discover()
     assert messages(caplog, logging.INFO) == [SAFE_MODE_MESSAGE]
     assert SAFE_MODE_MESSAGE == "[hooks] HERMES_SAFE_MODE set — gateway hooks not loaded"

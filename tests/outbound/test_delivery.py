@@ -612,7 +612,7 @@ def test_loading_twice_is_idempotent_and_unload_removes_everything(env: Outbound
               events: [on_session_end, subagent_stop]
         """
     )
-    again = outbound.load(hooks)
+    again = outbound.load(hooks.context)
     assert len(hooks.manager.callbacks("on_session_end")) == 1
     assert again.records()[0].events == []  # everything was already registered
     hooks.unload()
