@@ -26,6 +26,7 @@ __all__ = ["SURFACES", "attach_sources", "load", "reload"]
 
 log = logging.getLogger("hermes_hooks")
 
+
 def load(
     home: str | os.PathLike[str] | None = None,
     *,

@@ -78,9 +78,7 @@ class OutboundSource:
 
     name = "outbound"
 
-    def __init__(
-        self, context: LoadContext, targets: list[Target], skipped: list[Skipped]
-    ) -> None:
+    def __init__(self, context: LoadContext, targets: list[Target], skipped: list[Skipped]) -> None:
         self._context = context
         self.targets = targets
         self.skipped = skipped

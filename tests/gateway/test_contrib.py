@@ -20,8 +20,8 @@ import pytest
 import hermes_hooks
 import hermes_hooks.boot
 from hermes_hooks.hooks import Hooks
-from tests.gateway.conftest import messages, run
 from tests.gateway.fakes import FakeServer, Request, fake_server
+from tests.gateway.helpers import messages, run
 
 CONTRIB = Path(__file__).resolve().parents[2] / "contrib" / "gateway-hooks"
 

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE, GatewayHookPlugin, GatewaySource
 from tests.gateway import probe
-from tests.gateway.conftest import RECORD_ASYNC, RECORD_SYNC, messages, run, write_hook
+from tests.gateway.helpers import RECORD_ASYNC, RECORD_SYNC, messages, run, write_hook
 
 # A handler that proves whether it was imported: it leaves a file behind.
 IMPORT_MARK = """

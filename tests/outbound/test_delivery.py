@@ -23,9 +23,9 @@ from hermes_hooks._callback import Group
 from hermes_hooks.cli.outbound_views import outbound_section
 from hermes_hooks.webhooks import verify
 from hermes_hooks.webhooks.delivery import DurableLane, Lane
-from tests.conftest import tool_payload
-from tests.outbound.conftest import OutboundEnv
+from tests.helpers import tool_payload
 from tests.outbound.endpoint import Reply, closed_port, wait_until
+from tests.outbound.helpers import OutboundEnv
 
 SECRET = "s3cr3t-for-tests"
 SESSION_END = {

@@ -13,7 +13,7 @@ import pytest
 from hermes_hooks.cli import main
 from hermes_hooks.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hookspecs import VALID_HOOKS
-from tests.shell.conftest import (
+from tests.shell.helpers import (
     CONTRIB,
     allowlist_document,
     approve,

@@ -14,8 +14,8 @@ import pytest
 import hermes_hooks
 from hermes_hooks.adapters import shell
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload, write_plugin
-from tests.shell.conftest import approve, py, sh, warnings_of, write_config, write_script
+from tests.helpers import tool_payload, write_plugin
+from tests.shell.helpers import approve, py, sh, warnings_of, write_config, write_script
 
 RECORDER = py(
     "import sys, pathlib\n"
