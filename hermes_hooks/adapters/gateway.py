@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks.adapters import Source, Unloaded
+from hermes_hooks.adapters.gateway_report import check_gateway_hooks, gateway_section
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
@@ -40,6 +42,7 @@ from hermes_hooks.gateway.manifest import (
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
 
 __all__ = [
     "MODULE_PREFIX",
@@ -50,6 +53,7 @@ __all__ = [
     "GatewaySource",
     "load",
     "survey",
+    "unloaded",
 ]
 
 log = logging.getLogger("gateway.hooks")
@@ -220,6 +224,14 @@ class GatewaySource:
         """Stop the lanes, letting them finish within ``timeout`` seconds."""
         self.emitter.close(timeout)
 
+    def section(self) -> Section:
+        """Each hook's name, directory, events, plugin name and handler, for ``list``."""
+        return gateway_section(self.directory, self.records())
+
+    def check(self) -> list[Finding]:
+        """Each hook's manifest, handler, events and permissions, for ``doctor``."""
+        return check_gateway_hooks(self.directory, self.records())
+
 
 def survey(
     root: Path, skip: Collection[str] = ()
@@ -282,3 +294,16 @@ def load(context: LoadContext) -> GatewaySource:
     source = GatewaySource(context)
     source.discover()
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run (safe
+    mode, or the CLI surface): ``list`` says why, and ``doctor`` still reads every
+    manifest without importing a handler."""
+    directory = context.home / "hooks"
+
+    def check() -> list[Finding]:
+        records = [record for record, _ in survey(directory)]
+        return check_gateway_hooks(directory, records, loaded=False)
+
+    return Unloaded("gateway", lambda: gateway_section(directory, None), check)

@@ -24,17 +24,25 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
+from hermes_hooks.adapters.outbound_report import check_outbound, outbound_section
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
 
-__all__ = ["OutboundSource", "TargetRecord", "load"]
+__all__ = [
+    "OutboundSource",
+    "TargetRecord",
+    "load",
+    "unloaded",
+]
 
 log = logging.getLogger("hermes_hooks.outbound")
 
@@ -137,6 +145,14 @@ class OutboundSource:
         ):
             self.outbox.close()
             self.outbox = None
+
+    def section(self) -> Section:
+        """Every target with its url, events, signing and durability, for ``list``."""
+        return outbound_section(self)
+
+    def check(self) -> list[Finding]:
+        """Each target's scheme and secret, and the durable outbox, for ``doctor``."""
+        return check_outbound(self._context.home, self)
 
     def delivery_stats(self) -> dict[str, int]:
         """Events delivered, failed (after their last attempt) and dropped (queue full),
@@ -269,3 +285,9 @@ def load(context: LoadContext) -> OutboundSource:
     if targets:
         source.register()
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
+    section and no findings."""
+    return Unloaded("outbound", lambda: outbound_section(None), list)

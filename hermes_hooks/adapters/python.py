@@ -31,11 +31,14 @@ import yaml
 from hermes_hooks._callback import Group
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks.adapters import Source, Unloaded
+from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
@@ -43,6 +46,7 @@ __all__ = [
     "PluginRecord",
     "PythonSource",
     "load",
+    "unloaded",
 ]
 
 log = logging.getLogger("hermes_hooks.plugins")
@@ -171,6 +175,14 @@ class PythonSource:
 
     def close(self, timeout: float) -> None:
         """Python plugins keep no background work of ours."""
+
+    def section(self) -> Section:
+        """Each plugin's key, origin, state, hooks and load errors, for ``list``."""
+        return python_section(self.records())
+
+    def check(self) -> list[Finding]:
+        """Load failures, refused callbacks and loose permissions, for ``doctor``."""
+        return check_python_plugins(self._context.home, self.records())
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -322,3 +334,9 @@ def load(context: LoadContext) -> PythonSource:
     source = PythonSource(context)
     source.discover(entry_points=context.entry_points)
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
+    section and no findings."""
+    return Unloaded("python", lambda: python_section([]), list)

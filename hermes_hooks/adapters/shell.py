@@ -30,11 +30,13 @@ from hermes_hooks.adapters.shell_output import Outcome, interpret
 from hermes_hooks.adapters.shell_run import run_command
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.report import Finding, Section
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.adapters import Source
 
-__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
+__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
@@ -256,9 +258,29 @@ class ShellSource:
     def close(self, timeout: float) -> None:
         """Nothing runs in the background: hooks run on the firing thread."""
 
+    def section(self) -> Section:
+        """Each shell hook with its settings and consent state, for ``list``."""
+        from hermes_hooks.cli.shell_views import shell_section
+
+        return Section(*shell_section(self))
+
+    def check(self) -> list[Finding]:
+        """Each shell hook's program, permissions, approval and smoke test, for ``doctor``."""
+        from hermes_hooks.cli.shell_views import check_shell_hooks
+
+        return check_shell_hooks(self)
+
 
 def load(context: LoadContext) -> ShellSource:
     """The adapter entry point: load the shell hooks of ``context.home``."""
     source = ShellSource(context)
     source.load(context.config)
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run."""
+    from hermes_hooks.adapters import Unloaded
+    from hermes_hooks.cli.shell_views import shell_section
+
+    return Unloaded("shell", lambda: Section(*shell_section(None)), list)

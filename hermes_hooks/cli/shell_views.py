@@ -22,8 +22,7 @@ from hermes_hooks.adapters.shell_output import Outcome
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell import ShellRecord, ShellSource
-    from hermes_hooks.cli.doctor_cmd import Finding
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks.report import Finding
 
 __all__ = [
     "NO_MTIME_NOTE",
@@ -262,7 +261,7 @@ def shell_section(source: ShellSource | None) -> tuple[Any, list[str]]:
 def _smoke(record: ShellRecord, subject: str) -> Finding:
     """D-85: fire the hook once on the synthetic payload, with its own timeout."""
     from hermes_hooks.adapters.shell import ShellHook
-    from hermes_hooks.cli.doctor_cmd import Finding
+    from hermes_hooks.report import Finding
     from hermes_hooks.synthetic import synthetic_payload
 
     outcome = ShellHook(record.entry, None).run(synthetic_payload(record.entry.event))
@@ -296,14 +295,10 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
     return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
 
 
-def check_shell_hooks(hooks: Hooks) -> list[Finding]:
+def check_shell_hooks(source: ShellSource) -> list[Finding]:
     """Doctor findings for every configured shell hook (CLI-06, D-85)."""
-    from hermes_hooks.adapters.shell import ShellSource
-    from hermes_hooks.cli.doctor_cmd import Finding
+    from hermes_hooks.report import Finding
 
-    source = hooks.sources.get("shell")
-    if not isinstance(source, ShellSource):
-        return []
     findings = [Finding("warn", f"shell {p.where}", p.message) for p in source.problems()]
     _, problem = source.allowlist.read()
     if problem is not None:

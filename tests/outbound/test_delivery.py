@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from hermes_hooks._callback import Group
-from hermes_hooks.cli.outbound_views import outbound_section
 from hermes_hooks.webhooks import verify
 from hermes_hooks.webhooks.delivery import DurableLane, Lane
 from tests.helpers import tool_payload
@@ -517,7 +516,7 @@ def test_unset_secret_env_delivers_unsigned_without_falling_back(
         "outbound webhook ci-notify: secret_env HERMES_TEST_UNSET_SECRET is not set — "
         "deliveries will be UNSIGNED"
     ) in messages(caplog)
-    _, lines = outbound_section(env.source(hooks))
+    lines = env.source(hooks).section().lines
     assert "UNSIGNED (secret_env HERMES_TEST_UNSET_SECRET (not set))" in "\n".join(lines)
 
 
