@@ -26,7 +26,13 @@ from typing import Any
 
 import pluggy
 
-from hermes_hooks._callback import Callback, Group, describe, signature_problem
+from hermes_hooks._callback import (
+    Callback,
+    Group,
+    describe,
+    signature_problem,
+    signature_text,
+)
 from hermes_hooks._log import warn_once
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.hookspecs import (
@@ -122,24 +128,28 @@ class HookManager(pluggy.PluginManager):
         can never satisfy.  Callers log it and carry on, so an owner's other
         registrations survive.
         """
+        about = {"plugin": owner, "hook": hook, "signature": signature_text(function)}
         if hook not in VALID_HOOKS:
             raise PluginLoadError(
                 f"Plugin '{owner}' tried to register unknown hook '{hook}' — "
-                f"{suggest_hook(hook)} Ignored."
+                f"{suggest_hook(hook)} Ignored.",
+                **about,
             )
         fields = CATALOGUE[hook].field_names | {TELEMETRY_FIELD}
         problem = signature_problem(function, fields)
         if problem:
             raise PluginLoadError(
                 f"Plugin '{owner}' callback {describe(function)} for hook '{hook}' cannot "
-                f"be called: {problem}. Ignored."
+                f"be called: {problem}. Ignored.",
+                **about,
             )
         with self._lock:
             for existing in self.callbacks(hook):
                 if existing.function == function:
                     raise PluginLoadError(
                         f"Plugin '{owner}' registered {describe(function)} for hook "
-                        f"'{hook}' twice; the duplicate is ignored."
+                        f"'{hook}' twice; the duplicate is ignored.",
+                        **about,
                     )
             seq = next(self._seq)
             record = Callback(

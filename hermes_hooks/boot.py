@@ -37,6 +37,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from hermes_hooks.errors import BootConfigError
+
 __all__ = [
     "DEFAULT_API_KEY_ENV",
     "DEFAULT_TIMEOUT",
@@ -66,10 +68,6 @@ AgentFactory = Callable[[], Agent]
 
 _lock = threading.Lock()
 _factory: AgentFactory | None = None
-
-
-class BootConfigError(RuntimeError):
-    """The default agent cannot be built: a required environment variable is missing."""
 
 
 def set_agent_factory(factory: AgentFactory | None) -> None:

@@ -262,17 +262,20 @@ class PythonSource:
         requires = manifest.get("requires_plugins") or []
         if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
             raise PluginLoadError(
-                f"{path / 'plugin.yaml'}: 'requires_plugins' must be a list of plugin names"
+                f"{path / 'plugin.yaml'}: 'requires_plugins' must be a list of plugin names",
+                plugin=record.key,
             )
         init = path / "__init__.py"
         if not init.exists():
-            raise PluginLoadError(f"{init} is missing: a plugin directory needs __init__.py")
+            raise PluginLoadError(
+                f"{init} is missing: a plugin directory needs __init__.py", plugin=record.key
+            )
         module_name = f"{_MODULE_PREFIX}.{re.sub(r'[^0-9A-Za-z_]', '_', record.key)}"
         module = import_file(module_name, init, package=True)
         self._modules.append(module_name)
         register = getattr(module, "register", None)
         if not callable(register):
-            raise PluginLoadError(f"{init} defines no register(ctx) function")
+            raise PluginLoadError(f"{init} defines no register(ctx) function", plugin=record.key)
         self._context.manager.set_requirements(record.key, requires)
         register(PluginContext(self._context, record))
 
@@ -304,7 +307,9 @@ class PythonSource:
                 return
             register = target if ep.attr else getattr(target, "register", None)
             if not callable(register):
-                raise PluginLoadError(f"entry point {ep.value!r} exposes no register(ctx)")
+                raise PluginLoadError(
+                    f"entry point {ep.value!r} exposes no register(ctx)", plugin=record.key
+                )
             register(PluginContext(self._context, record))
 
         return load_entry_point
