@@ -18,11 +18,12 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._isolation import Listeners, fault_of, warn_fault
+from hermes_hooks._log import warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
-from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
+from hermes_hooks._workers import BoundedRunner, TimedOut, run_coroutine
 from hermes_hooks.errors import UnknownHookError
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
@@ -165,27 +166,14 @@ class Dispatcher:
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
         self.timeout = timeout
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[DecisionRecord] = Listeners(log, "decision-record")
         self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
 
     # -- subscribers -------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every decision record; returns an unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _emit(self, record: DecisionRecord) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(record)
-            except Exception:
-                log.exception("decision-record listener %s failed", describe(listener))
+        return self._listeners.subscribe(listener)
 
     def close_lanes(self, deadline: float) -> None:
         """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
@@ -389,7 +377,7 @@ class Dispatcher:
         reason: str | None,
         started: float,
     ) -> None:
-        self._emit(
+        self._listeners.emit(
             DecisionRecord(
                 hook=contract.name,
                 callback=callback.name,
@@ -403,30 +391,24 @@ class Dispatcher:
     @staticmethod
     def _failure(contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name
-        if isinstance(exc, Hung):
-            warn_once(
+        fault = fault_of(exc)
+        who = (hook, callback.name)
+        if fault.kind == "skipped":
+            warn_fault(
                 log,
-                (hook, callback.name, "hung"),
+                who,
+                fault,
                 "%s callback %s skipped: %s — the plugin is hung; fix or disable it",
                 hook,
                 callback.name,
                 exc,
             )
             return Failure("skipped", _timeout_message(hook))
-        if isinstance(exc, TimedOut):
-            warn_once(
-                log,
-                (hook, callback.name, "timeout"),
-                "%s (%s: %s)",
-                _timeout_message(hook),
-                callback.name,
-                exc,
-            )
+        if fault.kind == "timeout":
+            warn_fault(log, who, fault, "%s (%s: %s)", _timeout_message(hook), callback.name, exc)
             return Failure("timeout", _timeout_message(hook))
-        text = exception_text(exc)
-        message = _error_message(hook, callback, exc, text[:200])
         # The log line is redacted before it is cut, so no secret survives as a prefix;
-        # the key holds the cut message: distinct huge messages must not pin memory.
-        logged = _error_message(hook, callback, exc, excerpt(text, 200))
-        warn_once(log, (hook, callback.name, type(exc), message), "%s", logged)
-        return Failure("error", message)
+        # it is also the warn-once key: distinct huge messages must not pin memory.
+        logged = _error_message(hook, callback, exc, fault.excerpt(200))
+        warn_fault(log, who, fault, "%s", logged)
+        return Failure("error", _error_message(hook, callback, exc, fault.text[:200]))

@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
-from hermes_hooks._log import exception_text, excerpt, warn_once
-from hermes_hooks._workers import BoundedRunner, Hung, TimedOut
+from hermes_hooks._isolation import Fault, Listeners, fault_of, warn_fault
+from hermes_hooks._log import warn_once
+from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
 from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, await_bounded
@@ -129,7 +130,7 @@ class GatewayEmitter:
         self._lock = threading.Lock()
         self._hooks: tuple[GatewayHook, ...] = ()
         self._cache: dict[str, tuple[GatewayHook, ...]] = {}
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[CallRecord] = Listeners(log, "gateway call-record")
         self._closed = False
 
     # -- membership (the adapter's side) -----------------------------------------------
@@ -186,20 +187,7 @@ class GatewayEmitter:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with a :class:`CallRecord` per delivery; returns an
         unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _record(self, record: CallRecord) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(record)
-            except Exception:
-                log.exception("gateway call-record listener %r failed", listener)
+        return self._listeners.subscribe(listener)
 
     # -- emission ----------------------------------------------------------------------
 
@@ -237,7 +225,9 @@ class GatewayEmitter:
                 LANE_CAPACITY,
                 event,
             )
-            self._record(CallRecord(hook.name, str(hook.path), event, "dropped", "queue full"))
+            self._listeners.emit(
+                CallRecord(hook.name, str(hook.path), event, "dropped", "queue full")
+            )
 
     async def emit_command(
         self,
@@ -295,58 +285,63 @@ class GatewayEmitter:
         where = str(hook.path)
         try:
             result = await self._call(hook, event, context)
-        except Hung as exc:
-            warn_once(
+        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+            fault = fault_of(exc)
+            detail = self._report(hook, event, fault)
+            self._listeners.emit(
+                CallRecord(
+                    hook.name, where, event, fault.kind, detail, None, time.perf_counter() - started
+                )
+            )
+            return False, None
+        if self._listeners:
+            self._listeners.emit(
+                CallRecord(hook.name, where, event, "ok", "", result, time.perf_counter() - started)
+            )
+        return True, result
+
+    def _report(self, hook: GatewayHook, event: str, fault: Fault) -> str:
+        """Log a failed handler call once (per hook and kind); return the record's detail."""
+        where = ("gateway", str(hook.path))
+        if fault.kind == "skipped":
+            warn_fault(
                 log,
-                ("gateway-hung", where),
+                where,
+                fault,
                 "[hooks] %s (%s) skipped %s: %s — the handler is hung; fix or disable it",
                 hook.name,
-                where,
+                hook.path,
                 event,
-                exc,
+                fault.exc,
             )
-            outcome: Outcome = "skipped"
-            detail = exception_text(exc)
-        except TimedOut:
+            return fault.text
+        if fault.kind == "timeout":
             how = "cancelled" if hook.is_async else "abandoned on its thread"
-            warn_once(
+            warn_fault(
                 log,
-                ("gateway-timeout", where),
+                where,
+                fault,
                 "[hooks] %s (%s) timed out after %g s handling %s — %s",
                 hook.name,
-                where,
+                hook.path,
                 self.timeout,
                 event,
                 how,
             )
-            outcome, detail = "timeout", f"timed out after {self.timeout:g} s ({how})"
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            detail = f"{type(exc).__name__}: {excerpt(exception_text(exc), 500)}"
-            warn_once(
-                log,
-                ("gateway-error", where, detail),
-                "[hooks] Error in %s (%s) handling %s: %s",
-                hook.name,
-                where,
-                event,
-                detail,
-            )
-            log.debug("traceback of %s handling %s", hook.name, event, exc_info=exc)
-            outcome = "error"
-        else:
-            if self._listeners:
-                self._record(
-                    CallRecord(
-                        hook.name, where, event, "ok", "", result, time.perf_counter() - started
-                    )
-                )
-            return True, result
-        self._record(
-            CallRecord(
-                hook.name, where, event, outcome, detail, None, time.perf_counter() - started
-            )
+            return f"timed out after {self.timeout:g} s ({how})"
+        detail = f"{type(fault.exc).__name__}: {fault.excerpt(500)}"
+        warn_fault(
+            log,
+            where,
+            fault,
+            "[hooks] Error in %s (%s) handling %s: %s",
+            hook.name,
+            hook.path,
+            event,
+            detail,
         )
-        return False, None
+        log.debug("traceback of %s handling %s", hook.name, event, exc_info=fault.exc)
+        return detail
 
     # -- waiting and stopping ----------------------------------------------------------
 
