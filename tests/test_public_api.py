@@ -33,12 +33,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
     "hermes_hooks.boot": [
         "Agent",
         "AgentFactory",
-        "BootConfigError",
-        "ChatAgent",
-        "DEFAULT_API_KEY_ENV",
-        "DEFAULT_TIMEOUT",
         "boot_file",
-        "default_agent_factory",
         "get_agent_factory",
         "set_agent_factory",
     ],
@@ -192,12 +187,10 @@ def test_the_tree_keeps_the_builtins_callers_caught_before() -> None:
     assert issubclass(errors.BootConfigError, RuntimeError)
     assert issubclass(errors.BootConfigError, errors.ConfigError)
     assert issubclass(errors.UnknownHookError, KeyError)
-    from hermes_hooks.boot import BootConfigError
     from hermes_hooks.cli.config_edit import ConfigEditError
     from hermes_hooks.webhooks import VerificationError
 
-    assert (BootConfigError, ConfigEditError, VerificationError) == (
-        errors.BootConfigError,
+    assert (ConfigEditError, VerificationError) == (
         errors.ConfigEditError,
         errors.VerificationError,
     )
