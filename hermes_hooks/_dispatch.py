@@ -19,7 +19,6 @@ from typing import Any
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
-from hermes_hooks._log import warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -271,7 +270,7 @@ class Dispatcher:
         contract = plan.contract
         problem = event_problem(payload)
         if problem:
-            warn_once(
+            self.manager.warnings.warn(
                 log, (contract.name, "stream-drop", problem),
                 "%s event dropped: it %s", contract.name, problem,
             )  # fmt: skip
@@ -280,7 +279,9 @@ class Dispatcher:
         for callback in callbacks:
             lane = self._lanes.get(callback.owner)
             if lane is None:
-                lane = self._lanes.setdefault(callback.owner, StreamLane(callback.owner))
+                lane = self._lanes.setdefault(
+                    callback.owner, StreamLane(callback.owner, self.manager.warnings)
+                )
             lane.put(callback.function, _kwargs(callback, payload, copies))
             if self._listeners:
                 self._record(contract, callback, "none", "queued", time.perf_counter())
@@ -388,13 +389,14 @@ class Dispatcher:
             )
         )
 
-    @staticmethod
-    def _failure(contract: Contract, callback: Callback, exc: BaseException) -> Failure:
+    def _failure(self, contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name
         fault = fault_of(exc)
         who = (hook, callback.name)
+        warnings = self.manager.warnings
         if fault.kind == "skipped":
             warn_fault(
+                warnings,
                 log,
                 who,
                 fault,
@@ -405,10 +407,12 @@ class Dispatcher:
             )
             return Failure("skipped", _timeout_message(hook))
         if fault.kind == "timeout":
-            warn_fault(log, who, fault, "%s (%s: %s)", _timeout_message(hook), callback.name, exc)
+            warn_fault(
+                warnings, log, who, fault, "%s (%s: %s)", _timeout_message(hook), callback.name, exc
+            )
             return Failure("timeout", _timeout_message(hook))
         # The log line is redacted before it is cut, so no secret survives as a prefix;
         # it is also the warn-once key: distinct huge messages must not pin memory.
         logged = _error_message(hook, callback, exc, fault.excerpt(200))
-        warn_fault(log, who, fault, "%s", logged)
+        warn_fault(warnings, log, who, fault, "%s", logged)
         return Failure("error", _error_message(hook, callback, exc, fault.text[:200]))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
 
 from hermes_hooks._callback import describe
-from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._log import WarnOnce, exception_text, excerpt
 from hermes_hooks._workers import Hung, TimedOut
 
 __all__ = ["Fault", "FaultKind", "Listeners", "fault_of", "warn_fault"]
@@ -55,7 +55,12 @@ def fault_of(exc: BaseException) -> Fault:
 
 
 def warn_fault(
-    log: logging.Logger, who: Hashable, fault: Fault, message: str, *args: object
+    warnings: WarnOnce,
+    log: logging.Logger,
+    who: Hashable,
+    fault: Fault,
+    message: str,
+    *args: object,
 ) -> None:
     """Log ``message`` for ``fault`` of the callable ``who``, once per kind: a hang or a
     timeout once per callable, an error once per callable, exception type and
@@ -63,7 +68,7 @@ def warn_fault(
     key: tuple[Hashable, ...] = (who, fault.kind)
     if fault.kind == "error":
         key = (*key, cast(Hashable, type(fault.exc)), args[-1] if args else message)
-    warn_once(log, key, message, *args)
+    warnings.warn(log, key, message, *args)
 
 
 class Listeners(list[Callable[[R], None]], Generic[R]):

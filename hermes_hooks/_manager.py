@@ -33,7 +33,7 @@ from hermes_hooks._callback import (
     signature_problem,
     signature_text,
 )
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import WarnOnce
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.hookspecs import (
     CATALOGUE,
@@ -106,6 +106,8 @@ class HookManager(pluggy.PluginManager):
         #: that loading twice registers nothing twice; kept here rather than in module
         #: globals so that two managers in one process never share it.
         self.adapter_state: dict[str, Any] = {}
+        #: Which warnings about this manager's callbacks were logged already.
+        self.warnings = WarnOnce()
 
     # -- registration ------------------------------------------------------------------
 
@@ -350,7 +352,7 @@ class HookManager(pluggy.PluginManager):
                 Group.TRYFIRST if impl.tryfirst else Group.TRYLAST if impl.trylast else Group.PYTHON
             )
             if impl.tryfirst and impl.trylast:
-                warn_once(
+                self.warnings.warn(
                     log,
                     ("marks", impl.plugin_name, hook),
                     "Plugin '%s' marks %s both tryfirst and trylast; neither applies",

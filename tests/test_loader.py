@@ -4,6 +4,7 @@ options, and ``with load() as hooks:`` closing on exit."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,3 +80,21 @@ class _Probe:
 
     def close(self, timeout: float) -> None:
         self._closed.append(timeout)
+
+
+def test_each_manager_warns_once_on_its_own(
+    make_hooks: Callable[..., Hooks], caplog: pytest.LogCaptureFixture
+) -> None:
+    # Per-manager state: a second load in the same process is not silenced by the first.
+    def broken(tool_name: str) -> None:
+        raise RuntimeError("boom")
+
+    first, second = make_hooks(), make_hooks()
+    for hooks in (first, second):
+        hooks.manager.register_callback("post_tool_call", broken, owner="p")
+    with caplog.at_level(logging.DEBUG, logger="hermes_hooks"):
+        for hooks in (first, second, first):
+            hooks.post_tool_call(tool_name="terminal")
+    levels = [r.levelname for r in caplog.records if "raised RuntimeError: boom" in r.getMessage()]
+    assert levels == ["WARNING", "WARNING", "DEBUG"]
+    assert first.manager.warnings is not second.manager.warnings

@@ -106,7 +106,9 @@ class GatewaySource:
     def __init__(self, context: LoadContext) -> None:
         self._context = context
         self.directory = context.home / "hooks"
-        self.emitter = GatewayEmitter(context.settings.hook_callback_timeout)
+        self.emitter = GatewayEmitter(
+            context.settings.hook_callback_timeout, context.manager.warnings
+        )
         self._records: dict[str, GatewayHookRecord] = {}
         self._modules: list[str] = []
 

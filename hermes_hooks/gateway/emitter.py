@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
 from hermes_hooks._isolation import Fault, Listeners, fault_of, warn_fault
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import WarnOnce
 from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
@@ -125,8 +125,10 @@ class GatewayEmitter:
     ``timeout`` is ``plugins.hook_callback_timeout`` as parsed at load (0 = no limit).
     """
 
-    def __init__(self, timeout: float = 30.0) -> None:
+    def __init__(self, timeout: float = 30.0, warnings: WarnOnce | None = None) -> None:
         self.timeout = timeout
+        # The load's warn-once record (its manager's), so two loads warn separately.
+        self._warnings = warnings or WarnOnce()
         self._lock = threading.Lock()
         self._hooks: tuple[GatewayHook, ...] = ()
         self._cache: dict[str, tuple[GatewayHook, ...]] = {}
@@ -200,14 +202,14 @@ class GatewayEmitter:
         if self._closed or not self._hooks:
             return
         if not isinstance(event, str):
-            warn_once(
+            self._warnings.warn(
                 log, ("emit-type", type(event)), "[hooks] emit() needs an event name, got %r", event
             )
             return
         if context is None:
             context = {}
         elif not isinstance(context, Mapping):
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("emit-context", event),
                 "[hooks] emit(%r) needs a dict context, got %s; event dropped",
@@ -305,6 +307,7 @@ class GatewayEmitter:
         where = ("gateway", str(hook.path))
         if fault.kind == "skipped":
             warn_fault(
+                self._warnings,
                 log,
                 where,
                 fault,
@@ -318,6 +321,7 @@ class GatewayEmitter:
         if fault.kind == "timeout":
             how = "cancelled" if hook.is_async else "abandoned on its thread"
             warn_fault(
+                self._warnings,
                 log,
                 where,
                 fault,
@@ -331,6 +335,7 @@ class GatewayEmitter:
             return f"timed out after {self.timeout:g} s ({how})"
         detail = f"{type(fault.exc).__name__}: {fault.excerpt(500)}"
         warn_fault(
+            self._warnings,
             log,
             where,
             fault,
