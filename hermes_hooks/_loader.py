@@ -15,11 +15,11 @@ import importlib
 import logging
 import os
 
-from hermes_hooks import consent
 from hermes_hooks._context import SURFACES, LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
+from hermes_hooks.consent import inspecting
 from hermes_hooks.hooks import Hooks
 
 __all__ = ["SURFACES", "attach_sources", "load", "reload"]
@@ -95,7 +95,7 @@ def attach_sources(hooks: Hooks) -> None:
 
             logging.getLogger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
-    looking = consent.inspecting() if context.inspect else contextlib.nullcontext()
+    looking = inspecting() if context.inspect else contextlib.nullcontext()
     with looking:
         for name, module_name, surfaces in ADAPTERS:
             if context.surface not in surfaces:
