@@ -59,9 +59,6 @@ def clone_payload_value(value: Any) -> Any:
     return value
 
 
-_CONTAINER_TYPES = frozenset({dict, list})
-
-
 _SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
 
 
