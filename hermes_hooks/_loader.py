@@ -15,14 +15,14 @@ import importlib
 import logging
 import os
 
-from hermes_hooks._context import SURFACES, LoadContext
+from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
-from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
+from hermes_hooks.config import read_config, resolve_home, safe_mode
 from hermes_hooks.consent import inspecting
 from hermes_hooks.hooks import Hooks
 
-__all__ = ["SURFACES", "attach_sources", "load", "reload"]
+__all__ = ["attach_sources", "load", "reload"]
 
 log = logging.getLogger("hermes_hooks")
 
@@ -46,20 +46,16 @@ def load(
     is loaded.  The result is a context manager: ``with load() as hooks:`` closes it
     on exit.
     """
-    if surface not in SURFACES:
-        raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
     root = resolve_home(home)
-    config = read_config(root)
+    # The options first: a bad surface is refused before any file is read.
     context = LoadContext(
         home=root,
         manager=HookManager(),
-        config=config,
-        settings=Settings.from_config(config, str(root / "config.yaml")),
         surface=surface,
         inspect=inspect,
         entry_points=entry_points,
         accept_hooks=accept_hooks,
-    )
+    ).with_config(read_config(root))
     hooks = Hooks(context, reloader=reload)
     attach_sources(hooks)
     return hooks

@@ -1,6 +1,6 @@
 """Shell hooks: the ``hooks:`` block of ``config.yaml`` as ordinary callbacks (SH-*).
 
-``load(hooks)`` reads the block (:mod:`.shell_config`), applies consent to each
+``load(context)`` reads the block (:mod:`.shell_config`), applies consent to each
 ``(event, command)`` pair (:mod:`hermes_hooks.consent`: the allowlist, the three
 bypasses, the TTY prompt, the D-72 warning) and registers every approved entry on the
 manager in the SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run
