@@ -189,14 +189,14 @@ class OutboundSource:
                 self.outbox = self._open_outbox()
             if self.outbox is not None:
                 try:
-                    return DurableLane(target, self.outbox)
+                    return DurableLane(target, self.outbox, self._context.manager.warnings)
                 except sqlite3.Error as exc:
                     log.warning(
                         "outbound webhook %s: outbox unusable (%s); delivering without it",
                         target.label,
                         exc,
                     )
-        return Lane(target)
+        return Lane(target, self._context.manager.warnings)
 
     def register(self) -> None:
         """Create one lane per target and register its callbacks."""
