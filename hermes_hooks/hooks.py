@@ -15,15 +15,16 @@ selection.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._context import LoadContext
 from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._facade import HookCalls
-from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
@@ -31,6 +32,7 @@ from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
+    from hermes_hooks._manager import HookManager
     from hermes_hooks.gateway.emitter import GatewayEmitter
     from hermes_hooks.telemetry import Telemetry
 
@@ -47,30 +49,17 @@ class Hooks(HookCalls):
     """
 
     def __init__(
-        self,
-        manager: HookManager,
-        *,
-        home: Path,
-        surface: str = "cli",
-        settings: Settings | None = None,
-        config: dict[str, Any] | None = None,
-        accept_hooks: bool = False,
+        self, context: LoadContext, *, reloader: Callable[[Hooks], None] | None = None
     ) -> None:
-        self.home = home
-        self.surface = surface
-        self.settings = settings or Settings()
-        self.config: dict[str, Any] = config or {}
-        self.accept_hooks = accept_hooks
-        #: The active profile named in shell stdin and webhook bodies (D-69).
-        self.profile = "default"
-        self._manager = manager
-        self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
+        #: What this home was loaded from, and how (replaced by :meth:`reload`).
+        self.context = context
+        self._manager = context.manager
+        self._dispatcher = Dispatcher(context.manager, context.settings.hook_callback_timeout)
         self.sources: dict[str, Source] = {}
+        # The loader's reload, handed in so that this module never imports the loader.
+        self._reloader = reloader
         self.telemetry: Telemetry | None = None
         self._instrument()
-        #: System-prompt sections registered by plugins (PS-01..PS-12).
-        self.prompt_sections = PromptSections()
-        self.load_options: dict[str, Any] = {}
 
     def _instrument(self) -> None:
         """Choose what the facade fires through: the dispatcher itself, or, with
@@ -90,7 +79,47 @@ class Hooks(HookCalls):
         cls, home: Path | None = None, *, settings: Settings | None = None, surface: str = "cli"
     ) -> Hooks:
         """A :class:`Hooks` with the catalogue and no callbacks (nothing discovered)."""
-        return cls(HookManager(), home=home or Path.cwd(), surface=surface, settings=settings)
+        context = LoadContext(home=home or Path.cwd(), settings=settings or Settings())
+        return cls(dataclasses.replace(context, surface=surface))
+
+    def rebind(self, context: LoadContext) -> None:
+        """Use ``context`` from now on (the loader's reload calls this between unloading
+        the old sources and loading the new ones)."""
+        self.context = context
+        self._dispatcher.timeout = context.settings.hook_callback_timeout
+        self._instrument()  # telemetry.otel may have changed
+
+    # -- what was loaded -----------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        """The Hermes home this was loaded from."""
+        return self.context.home
+
+    @property
+    def surface(self) -> str:
+        """``"cli"`` or ``"gateway"``."""
+        return self.context.surface
+
+    @property
+    def settings(self) -> Settings:
+        """The ``plugins:`` settings of the config as last (re)loaded."""
+        return self.context.settings
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The parsed ``config.yaml`` as last (re)loaded."""
+        return self.context.config
+
+    @property
+    def profile(self) -> str:
+        """The active profile named in shell stdin and webhook bodies."""
+        return self.context.profile
+
+    @property
+    def prompt_sections(self) -> PromptSections:
+        """System-prompt sections registered by plugins."""
+        return self.context.prompt_sections
 
     # -- general entry points ----------------------------------------------------------
 
@@ -149,6 +178,13 @@ class Hooks(HookCalls):
         for callback in self._manager.all_callbacks():
             callback.stop()
 
+    def __enter__(self) -> Hooks:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """``with load() as hooks:`` closes the hooks on leaving the block."""
+        self.close()
+
     def unload(self) -> None:
         """Remove every callback every source registered (a reload starts from here)."""
         for source in reversed(list(self.sources.values())):
@@ -156,25 +192,19 @@ class Hooks(HookCalls):
         self.sources.clear()
 
     def reload(self) -> None:
-        """Forced reload (D-08): remove everything every source registered, read the
-        config again, and register each plugin, script and target once.
+        """Forced reload: remove everything every source registered, read the config
+        again, and register each plugin, script and target once, with the options of
+        the original load (see :func:`hermes_hooks._loader.reload`).
 
         Firings on other threads keep the previous callbacks until the new set is
         complete, so a reload never opens a window without the security gates.
         """
-        from hermes_hooks._loader import attach_sources
-        from hermes_hooks.config import read_config
-
-        self._manager.freeze()
-        try:
-            self.unload()
-            self.config = read_config(self.home)
-            self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
-            self._dispatcher.timeout = self.settings.hook_callback_timeout
-            self._instrument()
-            attach_sources(self)
-        finally:
-            self._manager.thaw()
+        if self._reloader is None:
+            raise RuntimeError(
+                "these hooks were not built by hermes_hooks.load(), so there is nothing to "
+                "reload from; build them with load() to reload"
+            )
+        self._reloader(self)
 
     async def _afire(self, name: str, payload: dict[str, Any]) -> Any:
         return await self._firing.afire(name, payload)

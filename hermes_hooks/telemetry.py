@@ -48,9 +48,9 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context
 
     from hermes_hooks._dispatch import Dispatcher
-    from hermes_hooks.cli.doctor_cmd import Finding
     from hermes_hooks.gateway.emitter import CallRecord, GatewayEmitter
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.report import Finding
 
 __all__ = [
     "INSTRUMENTATION_NAME",
@@ -556,7 +556,7 @@ def replay_span(path: str) -> Iterator[None]:
 def check_telemetry(hooks: Hooks) -> list[Finding]:
     """``doctor``: an unusable ``telemetry.otel`` is an error; otherwise say whether
     spans are on, and whether the API is installed."""
-    from hermes_hooks.cli.doctor_cmd import Finding
+    from hermes_hooks.report import Finding
 
     subject = "telemetry"
     enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))

@@ -15,7 +15,7 @@ from hermes_hooks.cli import main
 from hermes_hooks.cli.shell_views import check_shell_hooks, shell_section
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.report import Finding, Section
-from tests.shell.conftest import (
+from tests.shell.helpers import (
     CONTRIB,
     allowlist_document,
     approve,

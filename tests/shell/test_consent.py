@@ -20,8 +20,8 @@ import pytest
 from hermes_hooks.adapters.shell import consent
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import (
+from tests.helpers import tool_payload
+from tests.shell.helpers import (
     REPO,
     allowlist_document,
     approve,

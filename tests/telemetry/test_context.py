@@ -16,11 +16,11 @@ from opentelemetry.trace import StatusCode
 
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.telemetry import trace_environment, trace_headers
-from tests.conftest import tool_payload
-from tests.gateway.conftest import write_hook
+from tests.gateway.helpers import write_hook
+from tests.helpers import tool_payload
 from tests.outbound.endpoint import Endpoint
-from tests.shell.conftest import approve, sh, write_config, write_script
-from tests.telemetry.conftest import Recorded, span_id, trace_id, traceparent
+from tests.shell.helpers import approve, sh, write_config, write_script
+from tests.telemetry.helpers import Recorded, span_id, trace_id, traceparent
 
 STREAM = {
     "turn_id": "t",

@@ -12,10 +12,10 @@ import pytest
 
 from hermes_hooks._stream import QUEUE_SIZE
 from hermes_hooks.hooks import Hooks
-from tests.outbound.conftest import OutboundEnv
 from tests.outbound.endpoint import Reply
+from tests.outbound.helpers import OutboundEnv
 from tests.outbound.test_outbox import durable
-from tests.telemetry.conftest import Recorded
+from tests.telemetry.helpers import Recorded
 
 STREAM = {
     "turn_id": "t",
@@ -83,7 +83,7 @@ def test_dropped_gateway_events_are_counted_per_hook(
 
     from hermes_hooks.gateway.lanes import LANE_CAPACITY
     from tests.gateway import probe
-    from tests.gateway.conftest import write_hook
+    from tests.gateway.helpers import write_hook
 
     probe.reset()
     write_hook(home / "hooks", "slow", ("agent:step",), HELD_HANDLER)

@@ -13,9 +13,9 @@ from opentelemetry.trace import StatusCode
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.telemetry import firing_verdict
 from hermes_hooks.types import DispatchDecision, ToolDecision
-from tests.conftest import tool_payload, write_plugin
-from tests.shell.conftest import approve, sh, write_config, write_script
-from tests.telemetry.conftest import Recorded
+from tests.helpers import tool_payload, write_plugin
+from tests.shell.helpers import approve, sh, write_config, write_script
+from tests.telemetry.helpers import Recorded
 
 
 def _allow(tool_name: str, **kwargs: Any) -> None:

@@ -1,6 +1,6 @@
 """Shell hooks: the ``hooks:`` block of ``config.yaml`` as ordinary callbacks (SH-*).
 
-``load(hooks)`` reads the block (:mod:`.config`), applies consent to each
+``load(context)`` reads the block (:mod:`.config`), applies consent to each
 ``(event, command)`` pair (:mod:`.consent`: the allowlist, the three bypasses, the TTY
 prompt, the D-72 warning) and registers every approved entry on the manager in the
 SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run after Python
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import itertools
 import logging
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks.adapters import Unloaded
 from hermes_hooks.adapters.shell import consent, report
 from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
 from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
@@ -36,18 +36,18 @@ from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
-    from hermes_hooks._manager import HookManager
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
+    from hermes_hooks.adapters import Source
     from hermes_hooks.report import Finding, Section
 
-__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
+__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
 # D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
 _Key = tuple[str, str, str | None, str, str]
-_REGISTERED: weakref.WeakKeyDictionary[HookManager, set[_Key]] = weakref.WeakKeyDictionary()
+_STATE = "shell"
 
 
 class ShellSource:
@@ -55,17 +55,17 @@ class ShellSource:
 
     name = "shell"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self.home = hooks.home
-        self.config_path = hooks.home / "config.yaml"
-        self.allowlist = consent.Allowlist(hooks.home)
+    def __init__(self, context: LoadContext) -> None:
+        self.home = context.home
+        self.config_path = context.config_path
+        self.allowlist = consent.Allowlist(context.home)
         self.watch = consent.AllowlistWatch(self.allowlist)
         # One owner per load, so unloading a source removes exactly what it registered.
-        self.owner = f"shell-hooks:{hooks.home}:{next(_LOADS)}"
-        self.bypass = consent.bypass_reason(hooks.accept_hooks, hooks.config)
+        self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
+        self.bypass = consent.bypass_reason(context.accept_hooks, context.config)
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []
-        self._manager = hooks.manager
+        self._manager = context.manager
         self._keys: set[_Key] = set()
 
     def records(self) -> list[ShellRecord]:
@@ -80,7 +80,7 @@ class ShellSource:
         """Parse, apply consent, register."""
         self.parsed = parse_hooks(config, str(self.config_path))
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
-        held = _REGISTERED.setdefault(self._manager, set())
+        held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
         for entry in self.parsed.entries:
             if entry.key in seen:
@@ -169,7 +169,7 @@ class ShellSource:
     def unload(self) -> None:
         """Remove every callback this source registered (a reload starts here, D-08)."""
         self._manager.unregister_owner(self.owner)
-        held = _REGISTERED.get(self._manager)
+        held = self._manager.adapter_state.get(_STATE)
         if held is not None:
             held.difference_update(self._keys)
         self._keys.clear()
@@ -188,8 +188,13 @@ class ShellSource:
         return report.check(self)
 
 
-def load(hooks: Hooks) -> ShellSource:
-    """The adapter entry point: load the shell hooks of ``hooks.home``."""
-    source = ShellSource(hooks)
-    source.load(hooks.config)
+def load(context: LoadContext) -> ShellSource:
+    """The adapter entry point: load the shell hooks of ``context.home``."""
+    source = ShellSource(context)
+    source.load(context.config)
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run."""
+    return Unloaded("shell", report.unloaded_section, list)

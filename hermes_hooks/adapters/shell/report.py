@@ -33,6 +33,7 @@ __all__ = [
     "program_problem",
     "section",
     "short_text",
+    "unloaded_section",
 ]
 
 DriftLevel = Literal["ok", "info", "warn"]
@@ -174,6 +175,11 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
     if record.note:
         lines.append(f"        note: {record.note}")
     return view, lines
+
+
+def unloaded_section() -> Section:
+    """The ``list`` section when the shell adapter did not run (safe mode)."""
+    return Section(None, ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"])
 
 
 def section(source: LoadedShell) -> Section:
