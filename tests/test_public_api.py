@@ -70,6 +70,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "CATALOGUE",
         "PROJECT_NAME",
         "SPEC_MODULES",
+        "STREAMING_HOOKS",
         "TELEMETRY_FIELD",
         "TELEMETRY_VERSION",
         "VALID_HOOKS",

@@ -170,6 +170,7 @@ def test_safe_mode_list_and_doctor_keep_every_section(
     assert out.splitlines() == [
         "ℹ gateway hooks: HERMES_SAFE_MODE set: manifests checked, handlers not imported",
         f"ℹ gateway hooks: no gateway hooks in {home / 'hooks'}",
+        "✓ telemetry: OpenTelemetry spans and metrics on",
         "",
-        "no problems found (2 checks)",
+        "no problems found (3 checks)",
     ]
