@@ -52,15 +52,22 @@ _seen: OrderedDict[Hashable, None] = OrderedDict()
 _seen_lock = threading.Lock()
 
 
-def warn_once(log: logging.Logger, key: Hashable, message: str, *args: object) -> None:
-    """Log ``message`` at WARNING the first time ``key`` is seen, at DEBUG afterwards."""
+def warn_once(
+    log: logging.Logger,
+    key: Hashable,
+    message: str,
+    *args: object,
+    level: int = logging.WARNING,
+) -> None:
+    """Log ``message`` at ``level`` (WARNING) the first time ``key`` is seen, at DEBUG
+    afterwards."""
     with _seen_lock:
         first = key not in _seen
         if first:
             _seen[key] = None
             if len(_seen) > _SEEN_LIMIT:
                 _seen.popitem(last=False)
-    log.log(logging.WARNING if first else logging.DEBUG, message, *args)
+    log.log(level if first else logging.DEBUG, message, *args)
 
 
 def exception_text(exc: BaseException, limit: int | None = None) -> str:

@@ -76,10 +76,13 @@ def test_approval_writes_the_spec_document_with_a_baseline_atomically_0600(
         "event",
         "command",
         "approved_at",
+        "program_path",
+        "script_path",
         "script_mtime_at_approval",
         "script_sha256",
     ]
     assert (entry["event"], entry["command"]) == ("post_tool_call", str(script))
+    assert (entry["program_path"], entry["script_path"]) == (str(script), str(script))
     assert ISO_SECONDS.match(entry["approved_at"])
     assert entry["script_mtime_at_approval"] == consent.utc_iso(script.stat().st_mtime)
     assert entry["script_mtime_at_approval"].endswith("Z")
