@@ -280,7 +280,8 @@ def refusal(approval: Approval, now: Resolution | None) -> str | None:
         )
     if now == then:
         return None
-    because = f" ({' and '.join(now.depends_on)} changed)" if now.depends_on else ""
+    changed = now.changed_since(then)
+    because = f" ({' and '.join(changed)} changed)" if changed else ""
     return (
         f"it resolved to {then.describe()} when approved and resolves to "
         f"{now.describe()} now{because}"

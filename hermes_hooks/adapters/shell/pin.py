@@ -42,8 +42,23 @@ class Resolution:
     #: What to execute: the command's arguments with both paths made absolute, so the
     #: spawn cannot look anything up again between the check and ``execve``.
     argv: tuple[str, ...] = field(default=(), compare=False)
-    #: What the resolution depends on besides the text: :data:`CWD`, :data:`PATH`.
-    depends_on: tuple[str, ...] = field(default=(), compare=False)
+    #: What each path depends on besides the text (:data:`CWD`, :data:`PATH`, or None).
+    program_via: str | None = field(default=None, compare=False)
+    script_via: str | None = field(default=None, compare=False)
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        """What the resolution depends on besides the text, each named once."""
+        return tuple(dict.fromkeys(v for v in (self.program_via, self.script_via) if v))
+
+    def changed_since(self, then: Resolution) -> tuple[str, ...]:
+        """What must have changed for ``then`` to resolve to this: :data:`CWD`, ..."""
+        moved = []
+        if self.program != then.program:
+            moved.append(self.program_via)
+        if self.script != then.script:
+            moved.append(self.script_via if self.script != self.program else self.program_via)
+        return tuple(dict.fromkeys(v for v in moved if v))
 
     def describe(self) -> str:
         """``/a/hook.sh``, or ``/usr/bin/python3 /a/hook.py`` when the program is an
@@ -80,27 +95,26 @@ def resolve(command: str) -> Resolution | None:
     if not parts or not parts[0]:
         return None
     argv = list(expand_argv(parts))
-    depends: list[str] = []
     first = argv[0]
     program: str | None
+    program_via: str | None = None
     if _has_separator(first):
         program = _absolute(first)
-        if not os.path.isabs(first):
-            depends.append(CWD)
+        program_via = None if os.path.isabs(first) else CWD
     else:
-        depends.append(PATH)
+        program_via = PATH
         found = shutil.which(first)
         program = _absolute(found) if found else None  # a relative PATH entry counts too
     if program is not None:
         argv[0] = program
     index = script_index(parts)
     script: str | None = None
+    script_via = None
     if index == 0:
-        script = program
+        script, script_via = program, program_via
     elif index is not None:
         script = _absolute(argv[index])
-        if not os.path.isabs(argv[index]) and CWD not in depends:
-            depends.append(CWD)
+        script_via = None if os.path.isabs(argv[index]) else CWD
         if script is not None:
             argv[index] = script
-    return Resolution(program, script, tuple(argv), tuple(depends))
+    return Resolution(program, script, tuple(argv), program_via, script_via)
