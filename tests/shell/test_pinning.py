@@ -10,6 +10,7 @@ import io
 import json
 import logging
 import os
+import pty
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -388,3 +389,44 @@ def test_an_unpinned_absolute_command_keeps_running(
     load().post_tool_call(**tool_payload())
     assert ran(log) == ["ran"]
     assert consent.Allowlist(home).approvals()[0].pinned is False
+
+
+@pytest.mark.parametrize("answer", [b"y\n", b"n\n"])
+def test_at_a_terminal_a_moved_command_is_asked_about_again(
+    home: Path,
+    load: Callable[..., Hooks],
+    two_dirs: tuple[Path, Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    answer: bytes,
+) -> None:
+    good, evil, log = two_dirs
+    write_config(home, {"pre_tool_call": [{"command": "./hook.sh", "fail_closed": True}]})
+    monkeypatch.chdir(good)
+    approve(home, "pre_tool_call", "./hook.sh")
+    monkeypatch.chdir(evil)
+    master, slave = pty.openpty()
+    stdin = os.fdopen(slave, "r", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+    try:
+        os.write(master, answer)
+        hooks = load()
+    finally:
+        stdin.close()
+        os.close(master)
+    err = capsys.readouterr().err
+    assert (
+        f"    Again:   it resolved to {good / 'hook.sh'} when approved and resolves to "
+        f"{evil / 'hook.sh'} now (the current directory changed)\n"
+    ) in err
+    assert f"    Script:  {evil / 'hook.sh'} (sha256 " in err
+    decision = hooks.pre_tool_call(**tool_payload())
+    script_path = allowlist_document(home)["approvals"][0]["script_path"]
+    if answer == b"y\n":
+        assert decision.action == "allow"
+        assert ran(log) == ["intruder"]  # the user approved the new file, having seen it
+        assert script_path == str(evil / "hook.sh")
+    else:
+        assert decision.action == "block"  # still refused: a fail-closed gate blocks
+        assert ran(log) == []
+        assert script_path == str(good / "hook.sh")
