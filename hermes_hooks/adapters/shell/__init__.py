@@ -12,6 +12,7 @@ The package, one job per module:
 * :mod:`.entry` -- :class:`~.entry.ShellEntry`, one loaded entry;
 * :mod:`.config` -- reading the ``hooks:`` block into entries;
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
+* :mod:`.pin` -- where a command leads (program and script), pinned at approval;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.output` -- the one interpretation core shared by every dialect;
