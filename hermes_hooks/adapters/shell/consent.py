@@ -303,10 +303,11 @@ class Drift:
 def drift(approval: Approval) -> Drift:
     """Compare ``approval`` 's baseline with the script as it is now (the pinned
     script when the approval pins one: the file that was approved)."""
-    current = baseline(approval.command)
-    if approval.script_path is not None:
-        pinned = Path(approval.script_path)
-        current = Baseline(pinned, *file_state(pinned), current.resolution)
+    resolution = resolve(approval.command)
+    script = approval.script_path or (resolution.script if resolution else None)
+    current = Baseline(None, None, None, resolution)
+    if script is not None:
+        current = Baseline(Path(script), *file_state(Path(script)), resolution)
     recorded = approval.script_mtime_at_approval is not None
     missing = current.mtime is None
     mtime_changed = recorded and not missing and current.mtime != approval.script_mtime_at_approval

@@ -83,7 +83,7 @@ def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[
 
     A command that resolves to other files than its approval pinned is an error: it is
     refused at every firing until approved again.  Edits to the pinned script are
-    warnings: they are trusted (SH-24) and only flagged.
+    warnings: edits to an approved script are trusted and only flagged.
     """
     found = drift(approval)
     lines: list[tuple[DriftLevel, str]] = []
