@@ -84,7 +84,7 @@ class ShellHook:
             return (now.argv if now is not None else None), None
         warn_once(
             log,
-            ("refused", entry.event, entry.index, entry.command, now),
+            ("refused", entry.event, entry.index, entry.command, approval.resolution, now),
             "%s: shell hook %s (%s) refused: %s. Not run%s until approved again: %s",
             self.source,
             entry.where,

@@ -20,6 +20,7 @@ collapsing ``..`` can name another file than the one the kernel opens.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -86,15 +87,26 @@ def _has_separator(arg: str) -> bool:
     return os.sep in arg or (os.altsep is not None and os.altsep in arg)
 
 
-def resolve(command: str) -> Resolution | None:
-    """The files ``command`` runs from here and now; None when it cannot be split."""
+@functools.lru_cache(maxsize=512)
+def _split(command: str) -> tuple[tuple[str, ...], int | None] | None:
+    """(arguments, script index) of ``command``: pure text work, cached because every
+    firing resolves its command again and splitting costs more than the lookups."""
     try:
         parts = split_command(command)
     except ValueError:
         return None
     if not parts or not parts[0]:
         return None
-    argv = list(expand_argv(parts))
+    return tuple(parts), script_index(parts)
+
+
+def resolve(command: str) -> Resolution | None:
+    """The files ``command`` runs from here and now; None when it cannot be split."""
+    split = _split(command)
+    if split is None:
+        return None
+    parts, index = split
+    argv = list(expand_argv(list(parts)))
     first = argv[0]
     program: str | None
     program_via: str | None = None
@@ -107,7 +119,6 @@ def resolve(command: str) -> Resolution | None:
         program = _absolute(found) if found else None  # a relative PATH entry counts too
     if program is not None:
         argv[0] = program
-    index = script_index(parts)
     script: str | None = None
     script_via = None
     if index == 0:
