@@ -430,3 +430,29 @@ def test_at_a_terminal_a_moved_command_is_asked_about_again(
         assert decision.action == "block"  # still refused: a fail-closed gate blocks
         assert ran(log) == []
         assert script_path == str(good / "hook.sh")
+
+
+def test_the_test_command_does_not_run_a_command_that_moved(
+    home: Path,
+    two_dirs: tuple[Path, Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good, evil, log = two_dirs
+    write_config(home, {"pre_tool_call": [{"command": "./hook.sh"}]})
+    monkeypatch.chdir(good)
+    approve(home, "pre_tool_call", "./hook.sh")
+    monkeypatch.chdir(evil)
+    code, out = cli(home, capsys, "test", "pre_tool_call")
+    assert code == 0
+    assert out.splitlines()[3:5] == [
+        f"      ✗ refused — it resolved to {good / 'hook.sh'} when approved and resolves to "
+        f"{evil / 'hook.sh'} now (the current directory changed); not run",
+        "      review that file; if it is the one you mean, approve it from the directory the "
+        "agent runs in: hermes-hooks approve pre_tool_call ./hook.sh",
+    ]
+    assert ran(log) == []
+    monkeypatch.chdir(good)
+    code, out = cli(home, capsys, "test", "pre_tool_call")
+    assert "exit 0 in" in out
+    assert ran(log) == ["approved"]
