@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             report["status"] = "not matched"
             text.append(f"      – matcher {entry.matcher!r} does not match tool {tool!r}: not run")
         else:
-            outcome = ShellHook(entry, None).run(payload)
+            outcome = ShellHook(entry, None).run(payload, now.argv if now else None)
             report["status"] = "fired"
             report.update(outcome_json(outcome))
             text.extend(outcome_lines(outcome))
