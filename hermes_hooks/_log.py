@@ -66,15 +66,23 @@ class WarnOnce:
         self._seen: OrderedDict[Hashable, None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def warn(self, log: logging.Logger, key: Hashable, message: str, *args: object) -> None:
-        """Log ``message`` at WARNING the first time ``key`` is seen, at DEBUG afterwards."""
+    def warn(
+        self,
+        log: logging.Logger,
+        key: Hashable,
+        message: str,
+        *args: object,
+        level: int = logging.WARNING,
+    ) -> None:
+        """Log ``message`` at ``level`` (WARNING) the first time ``key`` is seen, at DEBUG
+        afterwards."""
         with self._lock:
             first = key not in self._seen
             if first:
                 self._seen[key] = None
                 if len(self._seen) > _SEEN_LIMIT:
                     self._seen.popitem(last=False)
-        log.log(logging.WARNING if first else logging.DEBUG, message, *args)
+        log.log(level if first else logging.DEBUG, message, *args)
 
     def reset(self) -> None:
         """Forget which warnings were logged."""
@@ -85,10 +93,16 @@ class WarnOnce:
 _PROCESS = WarnOnce()
 
 
-def warn_once(log: logging.Logger, key: Hashable, message: str, *args: object) -> None:
-    """Log ``message`` at WARNING the first time ``key`` is seen in this process, at
-    DEBUG afterwards (for code that belongs to no manager)."""
-    _PROCESS.warn(log, key, message, *args)
+def warn_once(
+    log: logging.Logger,
+    key: Hashable,
+    message: str,
+    *args: object,
+    level: int = logging.WARNING,
+) -> None:
+    """Log ``message`` at ``level`` (WARNING) the first time ``key`` is seen in this
+    process, at DEBUG afterwards (for code that belongs to no manager)."""
+    _PROCESS.warn(log, key, message, *args, level=level)
 
 
 def exception_text(exc: BaseException, limit: int | None = None) -> str:

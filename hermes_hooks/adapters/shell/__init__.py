@@ -12,6 +12,7 @@ The package, one job per module:
 * :mod:`.entry` -- :class:`~.entry.ShellEntry`, one loaded entry;
 * :mod:`.config` -- reading the ``hooks:`` block into entries;
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
+* :mod:`.pin` -- where a command leads (program and script), pinned at approval;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.output` -- the one interpretation core shared by every dialect;
@@ -33,6 +34,7 @@ from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse
 from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
@@ -65,6 +67,9 @@ class ShellSource:
         self.bypass = consent.bypass_reason(context.accept_hooks, context.config)
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []
+        # Approvals made in this load (a bypass or the prompt), kept for hooks whose
+        # approval could not be saved: they still hold the command to what was approved.
+        self._approved_now: dict[tuple[str, str], consent.Approval] = {}
         self._manager = context.manager
         self._keys: set[_Key] = set()
 
@@ -112,26 +117,59 @@ class ShellSource:
             register_session_context(self._manager, self.owner, claude)
 
     def _consent(self, entry: ShellEntry) -> tuple[str, str | None]:
-        """("approved", how) or (the reason it is not)."""
-        if self.watch.approved(entry.event, entry.command):
-            return "approved", "allowlist"
+        """("approved", how) or (the reason it is not).
+
+        An approved command that no longer leads to the files its approval pinned (or
+        an unpinned one that goes through the current directory or ``PATH``) needs
+        re-approval: a bypass or the prompt may give it; without one it is registered
+        all the same and refuses every firing while the files differ, so a fail-closed
+        gate blocks instead of silently not guarding.
+        """
         inspecting = consent.is_inspecting()
+        approval = self.watch.approval(entry.event, entry.command)
+        again = None
+        if approval is not None:
+            again = consent.refusal(approval, resolve(entry.command))
+            if again is None or inspecting:
+                return "approved", "allowlist"
         if self.bypass is not None and not inspecting:
-            self._record(entry)
-            log.info("shell hook %s (%s) approved by %s", entry.where, entry.command, self.bypass)
+            self._record(entry, consent.baseline(entry.command))
+            if again is not None:
+                log.warning(
+                    "shell hook %s (%s) approved again by %s: %s",
+                    entry.where,
+                    entry.command,
+                    self.bypass,
+                    again,
+                )
+            else:
+                log.info(
+                    "shell hook %s (%s) approved by %s", entry.where, entry.command, self.bypass
+                )
             return "approved", self.bypass
         if inspecting:
             return "not allowlisted", None
-        answer = consent.prompt(entry.event, entry.command, allowlist_path=self.allowlist.path)
+        shown = consent.baseline(entry.command)
+        answer = consent.prompt(
+            entry.event,
+            entry.command,
+            allowlist_path=self.allowlist.path,
+            shown=shown,
+            why=again,
+        )
         if answer:
-            self._record(entry)
+            self._record(entry, shown)
             return "approved", "prompt"
+        if approval is not None:
+            return "approved", "allowlist"  # refused at each firing; the ERROR follows
         log.warning(consent.NOT_ALLOWLISTED_WARNING, entry.event, entry.command)
         return ("declined" if answer is False else "not allowlisted"), None
 
-    def _record(self, entry: ShellEntry) -> None:
+    def _record(self, entry: ShellEntry, shown: consent.Baseline) -> None:
+        approval = consent.Approval.of(entry.event, entry.command, shown)
+        self._approved_now[(entry.event, entry.command)] = approval
         try:
-            self.allowlist.approve(entry.event, entry.command)
+            self.allowlist.add(approval)
         except OSError as exc:
             log.warning(
                 "cannot save the approval of shell hook %s (%s) to %s (%s); it is approved "
@@ -148,7 +186,8 @@ class ShellSource:
         if key in held:
             log.debug("shell hook %s already registered on this manager", entry.where)
             return ShellRecord(entry, "registered", how, note="already registered")
-        hook = ShellHook(entry, self.watch)
+        pin = self._approved_now.get((entry.event, entry.command))
+        hook = ShellHook(entry, self.watch, pin=pin, source=str(self.config_path))
         try:
             self._manager.register_callback(
                 entry.event,
@@ -164,7 +203,11 @@ class ShellSource:
             return ShellRecord(entry, "failed", how, note=str(exc))
         held.add(key)
         self._keys.add(key)
-        return ShellRecord(entry, "registered", how, hook=hook)
+        note = None
+        if not consent.is_inspecting():
+            _, refused = hook.check_resolution()  # says so now, not at the first firing
+            note = f"refused until approved again: {refused}" if refused else None
+        return ShellRecord(entry, "registered", how, note=note, hook=hook)
 
     def unload(self) -> None:
         """Remove every callback this source registered (a reload starts here, D-08)."""

@@ -2,8 +2,10 @@
 (:class:`ShellRecord`).
 
 A firing checks the entry's dialect says it fires (a non-matching entry is never
-spawned), checks with one ``stat`` that the approval still stands (D-84), runs the
-command with the dialect's stdin and environment (:mod:`.run`), reads the answer
+spawned), checks with one ``stat`` that the approval still stands (D-84), checks that
+the command still leads to the files its approval pinned (:mod:`.pin`; refused, and a
+fail-closed gate blocks, when not), runs those files with the dialect's stdin and
+environment (:mod:`.run`), reads the answer
 through the shared core (:mod:`.output`) and hands the dispatcher what the dialect
 delivers.  It never raises into the host.
 """
@@ -15,11 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks._log import warn_once
-from hermes_hooks.adapters.shell.consent import AllowlistWatch
+from hermes_hooks.adapters.shell.consent import (
+    AllowlistWatch,
+    Approval,
+    reapprove_hint,
+    refusal,
+)
 from hermes_hooks.adapters.shell.dialects import dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.output import Outcome, interpret
-from hermes_hooks.adapters.shell.run import run_command
+from hermes_hooks.adapters.shell.output import Outcome, Reading, interpret
+from hermes_hooks.adapters.shell.pin import resolve
+from hermes_hooks.adapters.shell.run import RunResult, run_command
 
 __all__ = ["ShellHook", "ShellRecord"]
 
@@ -29,12 +37,23 @@ log = logging.getLogger("hermes_hooks.shell")
 class ShellHook:
     """The callback of one shell entry: one subprocess per matching firing."""
 
-    __slots__ = ("_present", "dialect", "entry", "watch")
+    __slots__ = ("_present", "dialect", "entry", "pin", "source", "watch")
 
-    def __init__(self, entry: ShellEntry, watch: AllowlistWatch | None) -> None:
+    def __init__(
+        self,
+        entry: ShellEntry,
+        watch: AllowlistWatch | None,
+        *,
+        pin: Approval | None = None,
+        source: str = "config.yaml",
+    ) -> None:
         self.entry = entry
         self.dialect = dialect_of(entry)
         self.watch = watch
+        # The approval to hold the command to while the file has none (a bypass whose
+        # approval could not be saved).
+        self.pin = pin
+        self.source = source  # the config file, for messages
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
 
@@ -43,9 +62,45 @@ class ShellHook:
         entry = self.entry
         if not self.dialect.fires(entry, payload):
             return None
-        if self.watch is not None and not self._still_approved():
-            return None
-        return self.dialect.deliver(entry, payload, self.run(payload))
+        argv = None
+        if self.watch is not None:
+            if not self._still_approved():
+                return None
+            argv, refused = self.check_resolution()
+            if refused is not None:
+                return self.dialect.deliver(entry, payload, self._refused(refused))
+        return self.dialect.deliver(entry, payload, self.run(payload, argv))
+
+    def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
+        """(the argv to execute, None) while the command leads to the files its approval
+        pinned; (None, why) when it does not, after one ERROR per distinct resolution
+        naming the entry, both resolutions and the fix."""
+        entry = self.entry
+        approval = self.watch.approval(entry.event, entry.command) if self.watch else None
+        approval = approval or self.pin or Approval(entry.event, entry.command)
+        now = resolve(entry.command)
+        why = refusal(approval, now)
+        if why is None:
+            return (now.argv if now is not None else None), None
+        warn_once(
+            log,
+            ("refused", entry.event, entry.index, entry.command, approval.resolution, now),
+            "%s: shell hook %s (%s) refused: %s. Not run%s until approved again: %s",
+            self.source,
+            entry.where,
+            entry.command,
+            why,
+            " (a fail_closed gate blocks)" if entry.fail_closed else "",
+            reapprove_hint(entry.event, entry.command, now),
+            level=logging.ERROR,
+        )
+        return None, why
+
+    def _refused(self, why: str) -> Outcome:
+        """A refused firing: no verdict, so a fail-closed gate blocks (D-70)."""
+        reading = Reading(self.entry, RunResult(error=f"refused: {why}"))
+        reading.problem = reading.failure = f"not run: {why}"
+        return reading.outcome(None)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
@@ -65,12 +120,13 @@ class ShellHook:
         )
         return False
 
-    def run(self, payload: dict[str, Any]) -> Outcome:
-        """Spawn the command on ``payload`` and interpret the result (no consent or
-        matcher check: ``hermes-hooks test`` and ``doctor`` call this directly)."""
+    def run(self, payload: dict[str, Any], argv: tuple[str, ...] | None = None) -> Outcome:
+        """Spawn the command (or ``argv``, its resolved form) on ``payload`` and interpret
+        the result (no consent or matcher check: ``hermes-hooks test`` and ``doctor``
+        call this directly)."""
         entry, dialect = self.entry, self.dialect
         stdin, env = dialect.stdin(entry, payload)
-        result = run_command(entry.argv, stdin, entry.timeout, env=env)
+        result = run_command(argv or entry.argv, stdin, entry.timeout, env=env)
         return interpret(entry, result, dialect.read, payload)
 
     def __repr__(self) -> str:
