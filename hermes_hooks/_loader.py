@@ -15,6 +15,7 @@ from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.plugin_context import HostCapabilities
 
 __all__ = ["SURFACES", "attach_sources", "load"]
 
@@ -30,6 +31,7 @@ def load(
     accept_hooks: bool = False,
     entry_points: bool = True,
     inspect: bool = False,
+    host: HostCapabilities | None = None,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
@@ -39,7 +41,9 @@ def load(
     ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
     consent prompt or allowlist write, and no background work of the adapters' own
     (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
-    is loaded.
+    is loaded.  ``host`` lends plugins what only the agent host can do (``ctx.llm``,
+    ``ctx.inject_message``, ``ctx.dispatch_tool``); without it those behave as in
+    hermes-agent when the capability is missing.
     """
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
@@ -55,6 +59,8 @@ def load(
         accept_hooks=accept_hooks,
     )
     hooks.load_options = {"entry_points": entry_points, "inspect": inspect}
+    if host is not None:
+        hooks.host = host
     if inspect:
         from hermes_hooks.consent import inspecting
 

@@ -25,7 +25,10 @@ from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
+from hermes_hooks.middleware import MiddlewareRunner
+from hermes_hooks.plugin_context import HostCapabilities
 from hermes_hooks.prompt_sections import PromptSections
+from hermes_hooks.registry import PluginRegistry
 from hermes_hooks.types import (
     DecisionRecord,
     DispatchDecision,
@@ -75,6 +78,12 @@ class Hooks:
         #: System-prompt sections registered by plugins (PS-01..PS-12).
         self.prompt_sections = PromptSections()
         self.load_options: dict[str, Any] = {}
+        #: Tools, commands, skills, middleware, providers... that plugins registered.
+        self.registry = PluginRegistry()
+        #: What the host lends plugins (``ctx.llm``, ``ctx.inject_message``, ...).
+        self.host = HostCapabilities()
+        #: The four middleware kinds, run over :attr:`registry`'s callbacks.
+        self.middleware = MiddlewareRunner(self.registry.middleware_for)
 
     @classmethod
     def empty(

@@ -40,7 +40,11 @@ def _plugin_lines(record: PluginRecord) -> list[str]:
         lines.append(f"      hooks: {', '.join(record.hooks)}")
     if record.error:
         lines.append(f"      {record.state}: {record.error}")
+    lines.extend(
+        f"      {kind}: {', '.join(names)}" for kind, names in record.registrations.items()
+    )
     lines.extend(f"      problem: {problem}" for problem in record.problems)
+    lines.extend(f"      warning: {warning}" for warning in record.warnings)
     return lines
 
 
