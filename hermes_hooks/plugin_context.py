@@ -145,14 +145,22 @@ def _base_class(spec: str) -> type | None:
 
 
 def profile_from_home(home: Path) -> str:
-    """``default`` for ``~/.hermes``, the id under ``~/.hermes/profiles/<id>``, else
-    ``custom`` (how hermes-agent names the active profile from its home)."""
-    default = (Path.home() / ".hermes").resolve()
+    """The profile hermes-agent names for ``home``: ``default`` for its root, the id
+    for ``<root>/profiles/<id>``, else ``custom``.  The root is ``~/.hermes`` for a
+    home inside it; elsewhere (a container volume) the home itself, or the grandparent
+    of a ``profiles/<id>`` home."""
+    native = (Path.home() / ".hermes").resolve()
     resolved = home.resolve()
-    if resolved == default:
+    if resolved == native or native in resolved.parents:
+        root = native
+    elif resolved.parent.name == "profiles":
+        root = resolved.parent.parent
+    else:
+        root = resolved
+    if resolved == root:
         return "default"
     try:
-        parts = resolved.relative_to(default / "profiles").parts
+        parts = resolved.relative_to(root / "profiles").parts
     except ValueError:
         return "custom"
     return parts[0] if len(parts) == 1 and _PROFILE_ID.match(parts[0]) else "custom"

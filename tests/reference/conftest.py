@@ -1,0 +1,27 @@
+"""Collects every comparison so the run closes with its figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.reference.compare import Comparison
+
+#: Filled by test_conformance, read at the end of the session.
+COMPARED: list[Comparison] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the closing figures: plugins compared, identical, listed differences."""
+    if not COMPARED:
+        return
+    identical = sum(1 for c in COMPARED if not c.differences)
+    listed = sum(len(c.differences) for c in COMPARED)
+    terminalreporter.section("reference conformance")
+    for c in COMPARED:
+        state = "identical" if not c.differences else f"{len(c.differences)} difference(s)"
+        terminalreporter.write_line(f"  {c.plugin}: {state}")
+        for path in c.differences:
+            terminalreporter.write_line(f"      {path}")
+    terminalreporter.write_line(
+        f"plugins compared: {len(COMPARED)}, identical: {identical}, listed differences: {listed}"
+    )
