@@ -286,8 +286,8 @@ def test_every_registration_lands_in_the_registry_and_leaves_on_unload(
     }
     messages = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert (
-        "Plugin 'every' tried to register command '/help' which conflicts with a built-in command. Skipping."
-        in messages
+        "Plugin 'every' tried to register command '/help' which conflicts with a built-in "
+        "command. Skipping." in messages
     )
     assert "Plugin 'every' tried to register a command with an empty name." in messages
     assert (

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.reference.compare import Comparison
+from tests.reference.plugins import REAL
 
 #: Filled by test_conformance, read at the end of the session.
 COMPARED: list[Comparison] = []
@@ -15,7 +16,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if not COMPARED:
         return
     identical = sum(1 for c in COMPARED if not c.differences)
+    differing = len(COMPARED) - identical
     listed = sum(len(c.differences) for c in COMPARED)
+    real = sum(1 for c in COMPARED if c.plugin in REAL)
     terminalreporter.section("reference conformance")
     for c in COMPARED:
         state = "identical" if not c.differences else f"{len(c.differences)} difference(s)"
