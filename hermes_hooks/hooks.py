@@ -83,7 +83,7 @@ class Hooks:
         #: What the host lends plugins (``ctx.llm``, ``ctx.inject_message``, ...).
         self.host = HostCapabilities()
         #: The four middleware kinds, run over :attr:`registry`'s callbacks.
-        self.middleware = MiddlewareRunner(self.registry.middleware_for)
+        self.middleware = MiddlewareRunner(lambda: self.registry.middleware, self._dispatcher._emit)
 
     @classmethod
     def empty(

@@ -20,11 +20,15 @@ raises is logged and skipped, never fatal, except as just said.
 
 from __future__ import annotations
 
+import functools
 import logging
+import time
 from collections.abc import Callable, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
+
+from hermes_hooks.types import DecisionRecord, Verdict
 
 __all__ = [
     "LLM_EXECUTION",
@@ -195,23 +199,78 @@ def run_execution(
 
 
 class MiddlewareRunner:
-    """The middleware of one :class:`~hermes_hooks.hooks.Hooks` (``hooks.middleware``),
-    reading callbacks from its registry at each call so unloads take effect at once."""
+    """The middleware of one :class:`~hermes_hooks.hooks.Hooks` (``hooks.middleware``).
 
-    def __init__(self, callbacks: Callable[[str], Sequence[Callable[..., Any]]]) -> None:
-        self._callbacks = callbacks
+    Callbacks are read from the plugin registry at each call, so an unload takes
+    effect at once.  Each callback run is reported to the dispatcher's subscribers as a
+    :class:`~hermes_hooks.types.DecisionRecord` (hook = the middleware kind, verdict
+    ``modify`` for an accepted rewrite, ``error`` when it raised, else ``none``), the
+    same channel hook callbacks report through, so timelines and audits see both.
+    """
+
+    def __init__(
+        self,
+        entries: Callable[[], Sequence[Any]],
+        report: Callable[[DecisionRecord], None] | None = None,
+    ) -> None:
+        self._entries = entries
+        self._report = report
 
     def has(self, kind: str) -> bool:
         """Whether any callback of ``kind`` is registered."""
-        return bool(self._callbacks(kind))
+        return any(entry.kind == kind for entry in self._entries())
+
+    def _callbacks(self, kind: str) -> list[Callable[..., Any]]:
+        entries = [entry for entry in self._entries() if entry.kind == kind]
+        if self._report is None:
+            return [entry.callback for entry in entries]
+        return [self._reporting(kind, entry.plugin, entry.callback) for entry in entries]
+
+    def _reporting(
+        self, kind: str, plugin: str, callback: Callable[..., Any]
+    ) -> Callable[..., Any]:
+        report = self._report
+        assert report is not None
+        key = _PAYLOAD_KEY[kind]
+        label = f"{plugin}:{_name(callback)}"
+
+        @functools.wraps(callback)
+        def run(**kwargs: Any) -> Any:
+            started = time.perf_counter()
+            verdict: Verdict = "none"
+            reason: str | None = None
+            result: Any = None
+            try:
+                result = callback(**kwargs)
+            except Exception as exc:
+                verdict, reason = "error", f"{type(exc).__name__}: {exc}"
+                raise
+            finally:
+                if verdict == "none" and kind in (TOOL_REQUEST, LLM_REQUEST):
+                    rewrite = result if isinstance(result, dict) else {}
+                    if isinstance(rewrite.get(key), dict):
+                        verdict = "modify"
+                        reason = str(_trace_entry(rewrite))
+                report(
+                    DecisionRecord(
+                        hook=kind,
+                        callback=label,
+                        source="python",
+                        verdict=verdict,
+                        reason=reason,
+                        duration=time.perf_counter() - started,
+                    )
+                )
+            return result
+
+        return run
 
     def apply_tool_request(
         self, tool_name: str, args: dict[str, Any], **context: Any
     ) -> RequestResult:
         """Rewrite a tool call's arguments; pass ``result.trace`` as ``middleware_trace``."""
-        return apply_request(
-            TOOL_REQUEST, self._callbacks(TOOL_REQUEST), args, tool_name=tool_name, **context
-        )
+        callbacks = self._callbacks(TOOL_REQUEST)
+        return apply_request(TOOL_REQUEST, callbacks, args, tool_name=tool_name, **context)
 
     def apply_llm_request(self, request: dict[str, Any], **context: Any) -> RequestResult:
         """Rewrite a provider request; pass ``result.trace`` as ``middleware_trace``."""
@@ -225,19 +284,15 @@ class MiddlewareRunner:
         **context: Any,
     ) -> Any:
         """Run ``next_call(args)`` (the real tool) inside the tool execution middleware."""
+        callbacks = self._callbacks(TOOL_EXECUTION)
         return run_execution(
-            TOOL_EXECUTION,
-            self._callbacks(TOOL_EXECUTION),
-            args,
-            next_call,
-            tool_name=tool_name,
-            **context,
+            TOOL_EXECUTION, callbacks, args, next_call, tool_name=tool_name, **context
         )
 
     def run_llm_execution(
         self, request: dict[str, Any], next_call: Callable[[dict[str, Any]], Any], **context: Any
     ) -> Any:
-        """Run ``next_call(request)`` (the provider call) inside the LLM execution middleware."""
-        return run_execution(
-            LLM_EXECUTION, self._callbacks(LLM_EXECUTION), request, next_call, **context
-        )
+        """Run ``next_call(request)`` (the provider call) inside the LLM execution
+        middleware."""
+        callbacks = self._callbacks(LLM_EXECUTION)
+        return run_execution(LLM_EXECUTION, callbacks, request, next_call, **context)

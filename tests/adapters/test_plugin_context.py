@@ -463,3 +463,19 @@ def test_profile_name_follows_hermes_agents_rule(
 def test_a_home_outside_dot_hermes_is_its_own_root(tmp_path: Path) -> None:
     assert profile_from_home(tmp_path / "data") == "default"
     assert profile_from_home(tmp_path / "data" / "profiles" / "ops") == "ops"
+
+
+def test_a_base_exception_while_importing_is_caught_with_its_line(home: Path) -> None:
+    write_plugin(
+        home / "plugins",
+        "exits",
+        "import os\n\nclass Abort(BaseException):\n    pass\n\nraise Abort('no config')\n",
+    )
+    hooks = load(home)
+    record = hooks.sources["python"].records()[0]
+    hooks.close()
+    init = home / "plugins" / "exits" / "__init__.py"
+    assert (record.state, record.error) == (
+        "failed",
+        f"Abort: no config (raised at {init}:6)",
+    )

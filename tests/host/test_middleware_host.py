@@ -57,3 +57,11 @@ def test_middleware_rewrites_wraps_and_feeds_middleware_trace(make_hooks: Any) -
     )
     assert "    [middleware] tool_execution  → tool run wrapped" in text
     assert "    [middleware] llm_request  → request rewritten by cool" in text
+    # Each callback run reaches the dispatcher's subscribers like a hook callback's.
+    runs = [line.split() for line in text if line.startswith("        python  mw:")]
+    assert [run[:3] for run in runs] == [
+        ["python", "mw:tag", "modify"],  # model call 1
+        ["python", "mw:expand", "modify"],
+        ["python", "mw:wrap", "none"],
+        ["python", "mw:tag", "modify"],  # model call 2
+    ]

@@ -26,5 +26,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         for path in c.differences:
             terminalreporter.write_line(f"      {path}")
     terminalreporter.write_line(
-        f"plugins compared: {len(COMPARED)}, identical: {identical}, listed differences: {listed}"
+        f"plugins compared: {len(COMPARED)} ({real} real, {len(COMPARED) - real} fixtures), "
+        f"identical: {identical}, with listed differences: {differing} "
+        f"({listed} differing values, each listed in docs/compatibility.md)"
     )
