@@ -447,7 +447,9 @@ class PluginContext:
             raise ValueError(f"Invalid skill name '{name}'. Must match [a-zA-Z0-9_-]+.")
         if not Path(path).exists():
             raise FileNotFoundError(f"SKILL.md not found at {path}")
-        self._hooks.registry.add(Skill(self.manifest.name, name, Path(path), description))
+        self._hooks.registry.add(
+            Skill(self._record.key, name, Path(path), description, self.manifest.name)
+        )
 
     def register_auxiliary_task(
         self,

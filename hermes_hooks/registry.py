@@ -85,11 +85,13 @@ class Skill:
     name: str
     path: Path
     description: str = ""
+    #: The manifest name the skill is qualified by (the plugin key when empty).
+    namespace: str = ""
 
     @property
     def qualified_name(self) -> str:
-        """``<plugin>:<name>``, the name a host resolves the skill by."""
-        return f"{self.plugin}:{self.name}"
+        """``<plugin name>:<name>``, the name a host resolves the skill by."""
+        return f"{self.namespace or self.plugin}:{self.name}"
 
 
 @dataclass(frozen=True)
