@@ -72,6 +72,11 @@ def test_a_tool_and_a_guard_registered_together_both_work(home: Path, capsys: An
     plugin = next(p for p in json.loads(out)["python"] if p["key"] == "disk-guard")
     assert plugin["hooks"] == ["pre_tool_call"]
     assert plugin["registrations"] == {"tools": ["disk_usage"]}
+    code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "list")
+    assert code == 0
+    lines = out.splitlines()
+    start = lines.index(f"  ✓ disk-guard  [directory]  {home / 'plugins' / 'disk-guard'}")
+    assert lines[start + 1 : start + 3] == ["      hooks: pre_tool_call", "      tools: disk_usage"]
 
 
 def test_a_base_exception_in_register_never_escapes_load(home: Path, capsys: Any) -> None:
