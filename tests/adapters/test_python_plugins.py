@@ -341,6 +341,12 @@ def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) 
             "1.2.3",
             "loaded",
         ),
+        "ep-object": (
+            "entry-point:hermes_agent.plugins",
+            "hermes-hooks-testplugins",
+            "1.2.3",
+            "loaded",
+        ),
         "ep-broken": (
             "entry-point:hermes_agent.plugins",
             "hermes-hooks-testplugins",
@@ -371,7 +377,8 @@ def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) 
         parent_session_id=None,
         sender_id=None,
     )
-    assert context == "context from ep-register"
+    # ep-object (module:object) and ep-register (module) both answer, in key order.
+    assert context == "context from ep-object\n\ncontext from ep-register"
     hooks.close()
 
 
