@@ -23,6 +23,7 @@ still loads.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
 import traceback
@@ -292,12 +293,16 @@ def raise_site(exc: BaseException) -> str | None:
     # The innermost frame of the plugin's own code: import machinery and our loader
     # say nothing about where the plugin went wrong.
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        if not any(part in frame.filename for part in _MACHINERY):
-            return f"{frame.filename}:{frame.lineno}"
+        name = frame.filename
+        if not (name.startswith(_MACHINERY) or any(p in name for p in _IMPORT_MACHINERY)):
+            return f"{name}:{frame.lineno}"
     return None
 
 
-_MACHINERY = ("<frozen ", "importlib", "hermes_hooks")
+#: Frames that are never the plugin's: the frozen import system, importlib (and its
+#: backport), and this package.
+_MACHINERY = ("<frozen ", str(Path(__file__).resolve().parents[1]))
+_IMPORT_MACHINERY = (f"{os.sep}importlib{os.sep}", f"{os.sep}importlib_metadata{os.sep}")
 
 
 def _manifest_file(path: Path) -> Path | None:
