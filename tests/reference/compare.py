@@ -9,12 +9,15 @@ the difference).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,13 +83,55 @@ def _run(system: str, plugin: str, home: Path, env: dict[str, str]) -> dict[str,
             check=False,
         )
     except subprocess.TimeoutExpired:
+        _settle_and_reap(home)
         return {"load": {"state": "timeout", "error": f"no answer in {TIMEOUT}s"}}
     if proc.returncode != 0 or not out.exists():
+        _settle_and_reap(home)
         last = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
         return {"load": {"state": "crashed", "error": last}}
     report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    _settle_and_reap(home)
     report["side_effects"] = _side_effects(home)
     return report
+
+
+def _survivors(home: Path) -> list[int]:
+    """Processes the worker left running (daemons a plugin spawned): every process
+    whose environment names this worker's own home."""
+    marker = f"HERMES_HOME={home}".encode()
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker in environ and int(entry.name) != os.getpid():
+            found.append(int(entry.name))
+    return found
+
+
+def _settle_and_reap(home: Path) -> None:
+    """Let a daemon the plugin spawned finish writing to the home (until its files stop
+    changing for a while, within a bound), then end it, so no run leaves one behind and
+    both systems are compared on the same settled files."""
+    pids = _survivors(home)
+    if not pids:
+        return
+    listing = _side_effects(home)
+    deadline = time.monotonic() + 10.0
+    stable_since = time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - stable_since < 2.0:
+        time.sleep(0.25)
+        current = _side_effects(home)
+        if current != listing:
+            listing, stable_since = current, time.monotonic()
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in _survivors(home):
+            with contextlib.suppress(OSError):  # it ended meanwhile
+                os.kill(pid, sig)
+        end = time.monotonic() + 2.0
+        while _survivors(home) and time.monotonic() < end:
+            time.sleep(0.1)
 
 
 #: Files hermes-agent itself writes into every home it starts in (not the plugin's).
