@@ -182,61 +182,69 @@ class PluginRegistry:
     @property
     def tools(self) -> Mapping[str, Tool]:
         """Tools by name."""
-        return MappingProxyType(dict(self._tools))
+        return self._view(self._tools)
 
     @property
     def commands(self) -> Mapping[str, Command]:
         """Slash commands by name (no leading ``/``)."""
-        return MappingProxyType(dict(self._commands))
+        return self._view(self._commands)
 
     @property
     def cli_commands(self) -> Mapping[str, CliCommand]:
         """Terminal subcommands by name."""
-        return MappingProxyType(dict(self._cli_commands))
+        return self._view(self._cli_commands)
 
     @property
     def skills(self) -> Mapping[str, Skill]:
         """Skills by qualified name ``plugin:name``."""
-        return MappingProxyType(dict(self._skills))
+        return self._view(self._skills)
 
     @property
     def auxiliary_tasks(self) -> Mapping[str, AuxiliaryTask]:
         """Auxiliary tasks by key."""
-        return MappingProxyType(dict(self._auxiliary_tasks))
+        return self._view(self._auxiliary_tasks)
 
     @property
     def platforms(self) -> Mapping[str, Platform]:
         """Gateway platform adapters by name."""
-        return MappingProxyType(dict(self._platforms))
+        return self._view(self._platforms)
 
     @property
     def middleware(self) -> tuple[Middleware, ...]:
         """Middleware callbacks in registration order (the order they run in)."""
-        return tuple(self._middleware)
+        return self._snapshot(self._middleware)
 
     @property
     def providers(self) -> tuple[Provider, ...]:
         """Providers, context engines and secret sources, in registration order."""
-        return tuple(self._providers)
+        return self._snapshot(self._providers)
 
     @property
     def slack_action_handlers(self) -> tuple[SlackActionHandler, ...]:
         """Slack action handlers in registration order."""
-        return tuple(self._slack_action_handlers)
+        return self._snapshot(self._slack_action_handlers)
 
     @property
     def inert_hooks(self) -> tuple[InertHook, ...]:
         """Callbacks kept under hook names outside the catalogue (never fired)."""
-        return tuple(self._inert_hooks)
+        return self._snapshot(self._inert_hooks)
 
     @property
     def context_engine(self) -> Provider | None:
         """The one context engine, when a plugin registered it."""
-        return next((p for p in self._providers if p.kind == "context_engine"), None)
+        return next((p for p in self.providers if p.kind == "context_engine"), None)
 
     def middleware_for(self, kind: str) -> tuple[Callable[..., Any], ...]:
         """The callbacks of one middleware kind, in registration order."""
-        return tuple(m.callback for m in self._middleware if m.kind == kind)
+        return tuple(m.callback for m in self.middleware if m.kind == kind)
+
+    def _view(self, table: dict[str, Any]) -> Mapping[str, Any]:
+        with self._lock:  # a copy taken whole, never mid-write
+            return MappingProxyType(dict(table))
+
+    def _snapshot(self, items: list[Any]) -> tuple[Any, ...]:
+        with self._lock:
+            return tuple(items)
 
     # -- writes (PluginContext only) --------------------------------------------------
 
@@ -276,6 +284,10 @@ class PluginRegistry:
 
     def summary(self, plugin: str) -> dict[str, list[str]]:
         """What ``plugin`` registered, kind → names, for ``list`` (empty kinds left out)."""
+        with self._lock:
+            return self._summary(plugin)
+
+    def _summary(self, plugin: str) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {
             "tools": [t.name for t in self._tools.values() if t.plugin == plugin],
             "commands": [c.name for c in self._commands.values() if c.plugin == plugin],
