@@ -5,6 +5,7 @@ Public names (see ``design.md``)::
     hermes_hooks.hookimpl       the pluggy marker for plugin authors
     hermes_hooks.load(...)      build the Hooks of a Hermes home
     hermes_hooks.Hooks          the typed facade
+    hermes_hooks.HostCapabilities  what a host lends plugins (``load(host=...)``)
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
     hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from hermes_hooks._loader import load
     from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.plugin_context import HostCapabilities
 
 __all__ = [
     "GATEWAY_EVENTS",
@@ -42,6 +44,7 @@ __all__ = [
     "ErrorClassification",
     "FailoverReason",
     "Hooks",
+    "HostCapabilities",
     "ToolDecision",
     "TranscriptionRequest",
     "VerifyDirective",
@@ -70,4 +73,8 @@ def __getattr__(name: str) -> Any:
         from hermes_hooks.hooks import Hooks
 
         return Hooks
+    if name == "HostCapabilities":
+        from hermes_hooks.plugin_context import HostCapabilities
+
+        return HostCapabilities
     raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")

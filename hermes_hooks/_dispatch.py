@@ -192,6 +192,11 @@ class Dispatcher:
         """Call ``listener`` with every decision record; returns an unsubscribe function."""
         return self._listeners.subscribe(listener)
 
+    def report(self, record: DecisionRecord) -> None:
+        """Give ``record`` (a callback run made outside a firing, such as middleware) to
+        every subscriber, as if the dispatcher had made it."""
+        self._listeners.emit(record)
+
     def close_lanes(self, deadline: float) -> None:
         """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
         for lane in list(self._lanes.values()):

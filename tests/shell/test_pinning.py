@@ -21,8 +21,8 @@ from hermes_hooks.adapters.shell import consent
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import allowlist_document, approve, sh, write_config, write_script
+from tests.helpers import tool_payload
+from tests.shell.helpers import allowlist_document, approve, sh, write_config, write_script
 
 
 def errors_of(caplog: pytest.LogCaptureFixture) -> list[str]:
