@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
+from hermes_hooks._version import __version__
 from hermes_hooks.hookspecs import PROJECT_NAME, VALID_HOOKS
 from hermes_hooks.types import (
     DecisionRecord,
@@ -53,7 +54,6 @@ __all__ = [
     "load",
 ]
 
-__version__ = "0.1.0"
 
 #: Marks a function as an implementation of the catalogue hook of the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
