@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+from typing import Any
 
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
@@ -30,6 +31,7 @@ def load(
     accept_hooks: bool = False,
     entry_points: bool = True,
     inspect: bool = False,
+    llm: Any = None,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
@@ -39,7 +41,9 @@ def load(
     ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
     consent prompt or allowlist write, and no background work of the adapters' own
     (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
-    is loaded.
+    is loaded.  ``llm`` is the host's model for Claude Code ``type: prompt`` and
+    ``type: agent`` hooks (an object with ``complete(prompt, *, model, timeout,
+    agent) -> str``); without one such hooks are refused, naming the entry.
     """
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
@@ -55,6 +59,8 @@ def load(
         accept_hooks=accept_hooks,
     )
     hooks.load_options = {"entry_points": entry_points, "inspect": inspect}
+    if llm is not None:
+        hooks.load_options["llm"] = llm
     if inspect:
         from hermes_hooks.adapters.shell.consent import inspecting
 

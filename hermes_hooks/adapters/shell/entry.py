@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeSpec
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "ShellEntry"]
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "EntryRefused", "ShellEntry"]
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
 #: The longest timeout an entry may set (D-68).
 MAX_TIMEOUT = 300
+
+
+class EntryRefused(ValueError):
+    """A dialect refuses an entry it cannot honour; the message says why and the fix."""
 
 
 class EntryMatcher(NamedTuple):

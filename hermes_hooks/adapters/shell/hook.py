@@ -18,8 +18,7 @@ from hermes_hooks._log import warn_once
 from hermes_hooks.adapters.shell.consent import AllowlistWatch
 from hermes_hooks.adapters.shell.dialects import dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.output import Outcome, interpret
-from hermes_hooks.adapters.shell.run import run_command
+from hermes_hooks.adapters.shell.output import Outcome
 
 __all__ = ["ShellHook", "ShellRecord"]
 
@@ -68,10 +67,7 @@ class ShellHook:
     def run(self, payload: dict[str, Any]) -> Outcome:
         """Spawn the command on ``payload`` and interpret the result (no consent or
         matcher check: ``hermes-hooks test`` and ``doctor`` call this directly)."""
-        entry, dialect = self.entry, self.dialect
-        stdin, env = dialect.stdin(entry, payload)
-        result = run_command(entry.argv, stdin, entry.timeout, env=env)
-        return interpret(entry, result, dialect.read, payload)
+        return self.dialect.run(self.entry, payload)
 
     def __repr__(self) -> str:
         return f"<ShellHook {self.entry.where} {self.entry.command!r}>"
