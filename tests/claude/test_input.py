@@ -96,7 +96,12 @@ def test_a_claude_project_dir_already_set_is_kept(
             {"file_path": "<p>/c.py", "old_string": "a", "new_string": "b"},
         ),
         ("web_search", {"query": "pluggy"}, "WebSearch", {"query": "pluggy"}),
-        ("web_extract", {"urls": ["https://a.example/"]}, "WebFetch", {"url": "https://a.example/"}),
+        (
+            "web_extract",
+            {"urls": ["https://a.example/"]},
+            "WebFetch",
+            {"url": "https://a.example/"},
+        ),
         ("delegate_task", {"goal": "Summarise"}, "Task", {"prompt": "Summarise"}),
         ("execute_code", {"code": "1"}, "execute_code", {"code": "1"}),
     ],

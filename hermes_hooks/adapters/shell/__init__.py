@@ -103,7 +103,9 @@ class ShellSource:
             seen[entry.key] = entry
             refusal = self._refusal(entry)
             if refusal is not None:
-                log.warning("%s: %s (%s): %s", self.config_path, entry.where, entry.command, refusal)
+                log.warning(
+                    "%s: %s (%s): %s", self.config_path, entry.where, entry.command, refusal
+                )
                 self.entries.append(ShellRecord(entry, "failed", note=refusal))
                 continue
             pair = (entry.event, entry.command)

@@ -301,7 +301,9 @@ def _inputs(spec: ClaudeSpec, payload: Mapping[str, Any], cwd: str) -> Inputs:
     )
 
 
-def _selected(spec: ClaudeSpec, items: list[dict[str, Any]], payload: Mapping[str, Any], cwd: str) -> list[dict[str, Any]]:
+def _selected(
+    spec: ClaudeSpec, items: list[dict[str, Any]], payload: Mapping[str, Any], cwd: str
+) -> list[dict[str, Any]]:
     """The inputs the handler's ``if:`` rule lets through (all without one)."""
     rule = spec.options.condition
     if rule is None or spec.event.subject != "tool":
@@ -405,7 +407,9 @@ def _partial(entry: ShellEntry, inputs: Inputs) -> Outcome | None:
     return None
 
 
-def _background(entry: ShellEntry, payload: dict[str, Any], items: list[dict[str, Any]], cwd: str) -> None:
+def _background(
+    entry: ShellEntry, payload: dict[str, Any], items: list[dict[str, Any]], cwd: str
+) -> None:
     """Run an async hook on every input, then hand what it says to the next turn."""
     spec = entry.claude
     assert spec is not None

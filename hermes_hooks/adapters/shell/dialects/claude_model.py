@@ -31,8 +31,8 @@ __all__ = [
 
 #: What the model is told about the answer it must give.
 ANSWER_INSTRUCTION = (
-    "Answer with one JSON object and nothing else: {\"ok\": true} to let it proceed, or "
-    "{\"ok\": false, \"reason\": \"<why>\"} to stop it."
+    'Answer with one JSON object and nothing else: {"ok": true} to let it proceed, or '
+    '{"ok": false, "reason": "<why>"} to stop it.'
 )
 
 
@@ -41,7 +41,12 @@ class HostModel(Protocol):
     """The host's model, as prompt and agent handlers need it."""
 
     def complete(
-        self, prompt: str, *, model: str | None = None, timeout: float | None = None, agent: bool = False
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        timeout: float | None = None,
+        agent: bool = False,
     ) -> str:
         """The model's reply to ``prompt`` (``model``: the handler's ``model`` field,
         None for the host's default; ``agent``: the handler may use tools)."""
@@ -66,7 +71,9 @@ def host_capabilities(
 def model_prompt(text: str, document: dict[str, Any]) -> str:
     """The prompt sent to the model for a handler whose text is ``text``."""
     arguments = json.dumps(document, ensure_ascii=False)
-    body = text.replace("$ARGUMENTS", arguments) if "$ARGUMENTS" in text else f"{text}\n\n{arguments}"
+    body = (
+        text.replace("$ARGUMENTS", arguments) if "$ARGUMENTS" in text else f"{text}\n\n{arguments}"
+    )
     return f"{body}\n\n{ANSWER_INSTRUCTION}"
 
 
@@ -86,7 +93,13 @@ def _answer(reply: str) -> dict[str, Any] | None:
 
 
 def model_result(
-    llm: HostModel, claude_event: str, prompt: str, *, model: str | None, timeout: float, agent: bool
+    llm: HostModel,
+    claude_event: str,
+    prompt: str,
+    *,
+    model: str | None,
+    timeout: float,
+    agent: bool,
 ) -> RunResult:
     """Ask ``llm`` and turn its answer into the run of a command hook: ``ok: false``
     is a deny (PreToolUse) or ``decision: block`` (elsewhere) with the reason; an
@@ -104,7 +117,7 @@ def model_result(
         ok = doc["decision"] == "approve"  # the older answer shape
     if not isinstance(ok, bool):
         shown = reply[:200] if isinstance(reply, str) else repr(reply)
-        message = f"the model's answer is not {{\"ok\": true|false}}: {shown}"
+        message = f'the model\'s answer is not {{"ok": true|false}}: {shown}'
         return RunResult(returncode=1, stderr=message.encode("utf-8"), elapsed=elapsed)
     if ok:
         return RunResult(returncode=0, elapsed=elapsed)

@@ -128,9 +128,7 @@ def read_options(claude_event: str, raw: Mapping[str, Any]) -> HandlerOptions:
             raise EntryRefused(f"'{name}' is not a claude-code entry key (known: {known}); skipped")
     kind = raw.get("type", COMMAND)
     if kind not in (COMMAND, *sorted(MODEL_KINDS)):
-        raise EntryRefused(
-            f"type {kind!r} is not supported (command, prompt or agent); skipped"
-        )
+        raise EntryRefused(f"type {kind!r} is not supported (command, prompt or agent); skipped")
     prompt, model = _text(raw, "prompt"), _text(raw, "model")
     if kind == COMMAND and (prompt is not None or model is not None):
         raise EntryRefused("'prompt' and 'model' belong to type: prompt or agent; skipped")

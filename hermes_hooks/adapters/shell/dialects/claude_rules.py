@@ -62,7 +62,9 @@ class PermissionRule:
             command = tool_input.get("command")
             return isinstance(command, str) and _bash_matches(spec, command)
         if self.tool in _PATH_TOOLS:
-            path = next((tool_input[f] for f in _PATH_FIELDS if isinstance(tool_input.get(f), str)), None)
+            path = next(
+                (tool_input[f] for f in _PATH_FIELDS if isinstance(tool_input.get(f), str)), None
+            )
             return path is not None and _path_matches(spec, path, cwd)
         if self.tool == "WebFetch":
             url = tool_input.get("url")
@@ -183,7 +185,9 @@ def _path_matches(spec: str, path: str, cwd: str) -> bool:
     elif spec.startswith("~/"):
         anchored = os.path.expanduser("~") + spec[1:]
     elif spec.startswith(("/", "./")):
-        anchored = os.path.join(cwd or "/", spec.lstrip("./") if spec.startswith("./") else spec[1:])
+        anchored = os.path.join(
+            cwd or "/", spec.lstrip("./") if spec.startswith("./") else spec[1:]
+        )
     elif "/" in spec:
         anchored = os.path.join(cwd or "/", spec)
     else:  # no slash: the name anywhere, as in .gitignore
