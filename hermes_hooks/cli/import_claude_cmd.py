@@ -3,8 +3,9 @@
 Reads the ``hooks`` blocks of Claude Code settings files (by default the user's
 ``~/.claude/settings.json`` and the current project's ``.claude/settings.json`` and
 ``.claude/settings.local.json``), plugin directories and marketplace checkouts, and
-turns every handler into a ``hooks:`` entry with ``dialect: claude-code``, under our event name (``PostToolUseFailure``
-keeps its own, since ``post_tool_call`` with this dialect means ``PostToolUse``).
+turns every handler into a ``hooks:`` entry with ``dialect: claude-code``, under our
+event name (``PostToolUseFailure`` keeps its own, since ``post_tool_call`` with this
+dialect means ``PostToolUse``).
 
 Commands stay the same wherever they can run without a shell.  ``$CLAUDE_PROJECT_DIR``
 (and a plugin's ``${CLAUDE_PLUGIN_ROOT}``) becomes the directory it names when the

@@ -17,8 +17,8 @@ from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
 from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
-from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.consent import Allowlist, Approval, approve_hint, drift
+from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.report import Finding, Section

@@ -62,9 +62,8 @@ def host_capabilities(
     llm = options.get("llm", getattr(host, "llm", None))
     transcripts = options.get("transcripts", getattr(host, "transcript_path", None))
     if llm is not None and not isinstance(llm, HostModel):
-        raise TypeError(
-            f"llm must have complete(prompt, *, model, timeout, agent) -> str, got {type(llm).__name__}"
-        )
+        shape = "complete(prompt, *, model, timeout, agent) -> str"
+        raise TypeError(f"llm must have {shape}, got {type(llm).__name__}")
     return llm, transcripts if callable(transcripts) else None
 
 
@@ -115,7 +114,7 @@ def model_result(
     ok = doc.get("ok") if doc is not None else None
     if doc is not None and ok is None and doc.get("decision") in ("approve", "block"):
         ok = doc["decision"] == "approve"  # the older answer shape
-    if not isinstance(ok, bool):
+    if doc is None or not isinstance(ok, bool):
         shown = reply[:200] if isinstance(reply, str) else repr(reply)
         message = f'the model\'s answer is not {{"ok": true|false}}: {shown}'
         return RunResult(returncode=1, stderr=message.encode("utf-8"), elapsed=elapsed)

@@ -166,7 +166,7 @@ def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
     a byte-order mark are trimmed first (the shared reading core).  A non-UTF-8, cut
     (over the capture cap), non-JSON or non-object stdout is unusable.
     """
-    text, problem = decode_stdout(result)
+    text, _ = decode_stdout(result)
     if text is None:
         return None, True
     if not text:
