@@ -19,7 +19,8 @@ import os
 import re
 import shlex
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_hooks.adapters.shell.dialects.claude_tables import (
@@ -29,7 +30,15 @@ from hermes_hooks.adapters.shell.dialects.claude_tables import (
 )
 from hermes_hooks.envelope import jsonable
 
-__all__ = ["environment", "input_document", "new_env_file", "read_env_file", "transcript_for"]
+__all__ = [
+    "TRANSCRIPTS",
+    "TranscriptPaths",
+    "environment",
+    "input_document",
+    "new_env_file",
+    "read_env_file",
+    "transcript_for",
+]
 
 _ENV_LINE = re.compile(r"(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
@@ -55,18 +64,61 @@ def _session(payload: Mapping[str, Any]) -> str:
     return session if isinstance(session, str) else ""
 
 
+class TranscriptPaths:
+    """Where hosts say their sessions' transcripts are.
+
+    A host that keeps a Claude Code style transcript adds a provider (session id ->
+    path or None) and removes it when the session is over; a provider may write the
+    file when asked, so the transcript is current when a hook reads it.
+    """
+
+    __slots__ = ("_lock", "_providers")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._providers: list[Callable[[str], str | None]] = []
+
+    def add(self, provider: Callable[[str], str | None]) -> Callable[[], None]:
+        """Register ``provider``; returns the function that removes it."""
+        with self._lock:
+            self._providers.append(provider)
+
+        def remove() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._providers.remove(provider)
+
+        return remove
+
+    def get(self, session_id: str) -> str | None:
+        """The first path a provider gives for ``session_id``."""
+        with self._lock:
+            providers = list(self._providers)
+        for provider in providers:
+            found = provider(session_id)
+            if isinstance(found, str) and found:
+                return found
+        return None
+
+
+#: The process-wide registry the reference host (and any host) feeds.
+TRANSCRIPTS = TranscriptPaths()
+
+
 def transcript_for(spec: ClaudeSpec, payload: Mapping[str, Any]) -> str | None:
     """The transcript path of this firing: the payload's, else the host's for the
-    session, else None (the field is then left out, as Hermes keeps no transcript)."""
+    session (its load-time lookup, then :data:`TRANSCRIPTS`), else None (the field is
+    then left out: there is no transcript to read)."""
     path = payload.get("transcript_path")
     if isinstance(path, str):
         return path
-    lookup = spec.context.transcripts
     session = _session(payload)
-    if lookup is None or not session:
+    if not session:
         return None
-    found = lookup(session)
-    return found if isinstance(found, str) and found else None
+    lookup = spec.context.transcripts
+    found = lookup(session) if lookup is not None else None
+    if isinstance(found, str) and found:
+        return found
+    return TRANSCRIPTS.get(session)
 
 
 def input_document(
