@@ -145,7 +145,8 @@ def settings(project: Path) -> dict[str, Path]:
     hooks = project / ".claude" / "hooks"
     hooks.mkdir(parents=True)
     for script in CORPUS.iterdir():
-        shutil.copy2(script, hooks / script.name)
+        if script.is_file():  # the scripts; the plugin marketplace is a directory
+            shutil.copy2(script, hooks / script.name)
     project_file = project / ".claude" / "settings.json"
     project_file.write_text(json.dumps(PROJECT_SETTINGS, indent=2), encoding="utf-8")
     user = Path.home() / ".claude"
