@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from hermes_hooks.adapters.shell.dialects import claude_tables
+from hermes_hooks.adapters.shell.dialects.claude_import import consent_key
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.synthetic import synthetic_payload
 from tests.shell.conftest import approve, write_config
@@ -55,7 +56,7 @@ def configure(home: Path, block: dict[str, Any], *, approved: bool = True, **top
     if approved:
         for key, entries in block.items():
             for entry in entries or []:
-                approve(home, our_event(key), entry["command"])
+                approve(home, our_event(key), consent_key(entry))
 
 
 @pytest.fixture(autouse=True)
