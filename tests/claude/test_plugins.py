@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 from hermes_hooks.hooks import Hooks
 from tests.claude.conftest import CORPUS, payload
 from tests.claude.test_import import cli
@@ -212,3 +213,29 @@ def test_imported_plugin_hooks_run_as_claude_code_runs_them(
         for line in (data / "pushes.jsonl").read_text().splitlines()
     ]
     assert pushes == ["npm test && git push origin main", "git push origin fix"]
+    # The async audit log runs in the background and writes to the plugin's data.
+    write = payload("post_tool_call", "write_file", args={"path": "notes.md", "content": "x"})
+    assert hooks.post_tool_call(**write) is None
+    assert BACKGROUND.wait(30.0)
+    [audit] = [json.loads(line) for line in (data / "audit.jsonl").read_text().split("\n") if line]
+    assert (audit["hook_event_name"], audit["tool_name"]) == ("PostToolUse", "Write")
+
+
+def test_a_plugin_session_start_exports_through_the_env_file(
+    home: Path, market: Path, capsys: pytest.CaptureFixture[str], load: Callable[..., Hooks]
+) -> None:
+    plugin = market / "plugins" / "guard-plugin"
+    imported(home, capsys, plugin)
+    hooks = load()
+    answer = hooks.invoke("on_session_start", **payload("on_session_start", session_id="s"))
+    assert answer == [{"env": {"GUARD_RULES": f"{plugin}/core/rules.py"}}]
+    assert hooks.pre_llm_call(**payload("pre_llm_call", session_id="s")) == (
+        "guard-plugin active: rm -rf and chmod -R 777 are blocked."
+    )
+
+
+def test_every_corpus_script_is_run_by_the_suite() -> None:
+    tests = "".join(p.read_text(encoding="utf-8") for p in Path(__file__).parent.glob("test_*.py"))
+    scripts = sorted(p.name for p in CORPUS.iterdir() if p.is_file())
+    assert len(scripts) >= 37
+    assert [name for name in scripts if f'"{name}"' not in tests] == []
