@@ -281,3 +281,21 @@ def test_an_unknown_key_is_refused_with_the_known_ones(
         f"{home}/config.yaml: hooks.PreToolUse[0]: 'retry' is not a claude-code entry key "
         "(known: async, asyncRewake, async_rewake, command, dialect, failClosed, fail_closed, "
     )
+
+
+def test_list_shows_the_handler_options(home: Path, load: Callable[..., Hooks]) -> None:
+    from hermes_hooks.adapters.shell.report import describe_entry
+
+    entry = {
+        "command": "/bin/true",
+        "matcher": "Bash",
+        "if": "Bash(git *)",
+        "asyncRewake": True,
+        "plugin_root": "/opt/plugin",
+    }
+    configure(home, {"PostToolUse": [entry]})
+    [parsed] = load().sources["shell"].parsed.entries  # type: ignore[attr-defined]
+    assert describe_entry(parsed) == (
+        "matcher='Bash' dialect=claude-code (PostToolUse) asyncRewake if='Bash(git *)' "
+        "plugin=/opt/plugin timeout=60s"
+    )

@@ -61,6 +61,15 @@ def describe_entry(entry: ShellEntry) -> str:
     parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
     if entry.claude is not None:
         parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
+        options = entry.claude.options
+        if options.kind != "command":
+            parts.append(f"type={options.kind}")
+        if options.background is not None:
+            parts.append("asyncRewake" if options.background == "rewake" else "async")
+        if options.condition is not None:
+            parts.append(f"if={options.condition.text!r}")
+        if options.plugin_root is not None:
+            parts.append(f"plugin={options.plugin_root}")
     parts.append(f"timeout={entry.timeout}s")
     if entry.fail_closed:
         parts.append("fail_closed")
