@@ -299,3 +299,29 @@ def test_list_shows_the_handler_options(home: Path, load: Callable[..., Hooks]) 
         "matcher='Bash' dialect=claude-code (PostToolUse) asyncRewake if='Bash(git *)' "
         "plugin=/opt/plugin timeout=60s"
     )
+
+
+def test_a_failing_async_hook_is_warned_about_once(
+    claude: Callable[..., Hooks], caplog: pytest.LogCaptureFixture
+) -> None:
+    command = corpus("crash.py")
+    hooks = claude("PostToolUse", command, **{"async": True})
+    for _ in range(2):
+        hooks.post_tool_call(**payload("post_tool_call", "terminal"))
+        assert BACKGROUND.wait(30.0)
+    assert warnings_of(caplog) == [
+        f"async shell hook hooks.PostToolUse[0] ({command}): exit code 1"
+    ]
+
+
+def test_test_and_doctor_run_an_async_hook_in_line(
+    claude: Callable[..., Hooks], records: Path
+) -> None:
+    hooks = claude("PreToolUse", corpus("git-guard.sh"), **{"async": True})
+    [record] = hooks.sources["shell"].records()  # type: ignore[attr-defined]
+    call = payload("pre_tool_call", "terminal", args={"command": "git push -f"})
+    outcome = record.hook.run(call)
+    assert outcome.directive == {"action": "block", "message": "Force pushes are not allowed"}
+    assert hooks.pre_tool_call(**call).action == "allow"  # fired, it never decides
+    assert BACKGROUND.wait(30.0)
+    assert (records / "git-guard.log").read_text() == "git push -f\ngit push -f\n"

@@ -44,7 +44,7 @@ class ShellHook:
             return None
         if self.watch is not None and not self._still_approved():
             return None
-        return self.dialect.deliver(entry, payload, self.run(payload))
+        return self.dialect.fire(entry, payload)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None

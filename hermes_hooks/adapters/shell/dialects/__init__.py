@@ -62,6 +62,10 @@ class Dialect(Protocol):
     ) -> Directive | None:
         """What the dispatcher receives for this firing."""
 
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """One firing that reaches the script: run it (or start it in the background,
+        for a hook that must not hold the call) and deliver its answer."""
+
 
 #: ``dialect:`` value -> its dialect.
 DIALECTS: dict[str, Dialect] = {

@@ -317,8 +317,11 @@ def _session(payload: Mapping[str, Any]) -> str:
     return text_or(payload.get("session_id"), text_or(payload.get("parent_session_id"), ""))
 
 
-def _run_one(entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str) -> Outcome:
-    """One run of the handler on one Claude input, interpreted."""
+def _execute(
+    entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str
+) -> tuple[RunResult, dict[str, str]]:
+    """One run of the handler on one Claude input: (the result, the variables it wrote
+    to ``CLAUDE_ENV_FILE``, which are then exported to the session's later hooks)."""
     spec = entry.claude
     assert spec is not None
     tool_input = item if spec.event.subject == "tool" else None
@@ -327,37 +330,43 @@ def _run_one(entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], c
     if options.kind in MODEL_KINDS:
         llm = spec.context.llm
         if llm is None:  # refused at load; kept safe if the host's model went away
-            result = RunResult(error=f"{options.kind} handler needs the host's model")
-        else:
-            prompt = model_prompt(options.prompt or "", document)
-            result = model_result(
-                llm,
-                spec.event.name,
-                prompt,
-                model=options.model,
-                timeout=float(entry.timeout),
-                agent=options.kind == "agent",
-            )
-        return interpret(entry, result, payload)
+            return RunResult(error=f"{options.kind} handler needs the host's model"), {}
+        prompt = model_prompt(options.prompt or "", document)
+        result = model_result(
+            llm,
+            spec.event.name,
+            prompt,
+            model=options.model,
+            timeout=float(entry.timeout),
+            agent=options.kind == "agent",
+        )
+        return result, {}
     env_file = new_env_file() if spec.event.name == "SessionStart" else None
     env = environment(spec, payload, cwd, env_file)
     result = run_command(entry.argv, dumps(document), entry.timeout, env=env)
+    if env_file is None:
+        return result, {}
+    values, skipped = read_env_file(env_file, env if env is not None else dict(os.environ))
+    for line in skipped:
+        warn_once(
+            log,
+            ("claude-env-file", entry.where, entry.command, line),
+            "shell hook %s (%s): CLAUDE_ENV_FILE line %r is not 'export NAME=value'; ignored",
+            entry.where,
+            entry.command,
+            line,
+        )
+    if values:
+        spec.context.environments.update(_session(payload), values)
+    return result, values
+
+
+def _run_one(entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str) -> Outcome:
+    """One run of the handler on one Claude input, interpreted."""
+    result, values = _execute(entry, payload, item, cwd)
     outcome = interpret(entry, result, payload)
-    if env_file is not None:
-        known = env if env is not None else dict(os.environ)
-        values, skipped = read_env_file(env_file, known)
-        for line in skipped:
-            warn_once(
-                log,
-                ("claude-env-file", entry.where, entry.command, line),
-                "shell hook %s (%s): CLAUDE_ENV_FILE line %r is not 'export NAME=value'; ignored",
-                entry.where,
-                entry.command,
-                line,
-            )
-        if values:
-            spec.context.environments.update(_session(payload), values)
-            outcome.directive = {**(outcome.directive or {}), "env": values}
+    if values:  # SessionStart: the exported variables are the hook's answer too
+        outcome.directive = {**(outcome.directive or {}), "env": values}
     return outcome
 
 
@@ -407,20 +416,36 @@ def _partial(entry: ShellEntry, inputs: Inputs) -> Outcome | None:
     return None
 
 
-def _background(
-    entry: ShellEntry, payload: dict[str, Any], items: list[dict[str, Any]], cwd: str
-) -> None:
-    """Run an async hook on every input, then hand what it says to the next turn."""
+def _background(entry: ShellEntry, payload: dict[str, Any]) -> None:
+    """An async hook's runs, off the firing thread.  Nothing it answers decides the
+    call; what it says goes to the session's next turn: an ``asyncRewake`` hook's
+    stderr (stdout when empty) on exit 2, an async hook's ``systemMessage`` and
+    ``additionalContext`` on exit 0.  A failed run is warned about once."""
     spec = entry.claude
     assert spec is not None
-    for item in items:
-        outcome = _run_one(entry, payload, item, cwd)
-        result = outcome.result
+    cwd = _cwd()
+    inputs = _inputs(spec, payload, cwd)
+    if not inputs.whole:
+        _partial(entry, inputs)  # async hooks cannot be fail_closed: this only warns
+    for item in _selected(spec, inputs.items, payload, cwd):
+        result, _ = _execute(entry, payload, item, cwd)
         text = ""
         if spec.options.background == REWAKE and result.returncode == 2:
             text = stderr_text(result) or (decode_stdout(result)[0] or "")
         elif result.returncode == 0:
             text = _async_message(result)
+        elif result.returncode != 2:
+            reason = result.error or (
+                f"timed out after {entry.timeout}s" if result.timed_out else exit_reason(result)
+            )
+            warn_once(
+                log,
+                ("claude-async", entry.where, entry.command, reason),
+                "async shell hook %s (%s): %s",
+                entry.where,
+                entry.command,
+                reason,
+            )
         if text.strip():
             spec.context.sessions.put(_session(payload), text)
             log.info("async shell hook %s (%s) says: %s", entry.where, entry.command, text)
@@ -489,9 +514,20 @@ class ClaudeCodeDialect:
         """See :func:`read`."""
         return read(reading)
 
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """Run and deliver; an ``async`` or ``asyncRewake`` hook starts in the
+        background instead and the firing returns nothing at once."""
+        spec = entry.claude
+        assert spec is not None
+        if spec.options.background is None:
+            return self.deliver(entry, payload, self.run(entry, payload))
+        BACKGROUND.start(lambda: _background(entry, payload), entry.where)
+        return None
+
     def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
-        """Run the handler once per Claude input of the call (those its ``if:`` lets
-        through), in the background for ``async``; any block blocks the call."""
+        """Run the handler in line, once per Claude input of the call (those its
+        ``if:`` lets through); any block blocks the call.  ``hermes-hooks test`` and
+        ``doctor`` call this directly, so they see an async hook's answer too."""
         spec = entry.claude
         assert spec is not None
         cwd = _cwd()
@@ -501,9 +537,6 @@ class ClaudeCodeDialect:
             if refused is not None:
                 return refused
         items = _selected(spec, inputs.items, payload, cwd)
-        if spec.options.background is not None:
-            BACKGROUND.start(lambda: _background(entry, payload, items, cwd), entry.where)
-            return Outcome(RunResult(returncode=0), None, None)
         outcomes: list[Outcome] = []
         for item in items:
             outcome = _run_one(entry, payload, item, cwd)

@@ -255,6 +255,10 @@ class HermesDialect:
         """The directive goes to the dispatcher as it is."""
         return outcome.directive
 
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """Run in line and deliver."""
+        return self.deliver(entry, payload, self.run(entry, payload))
+
 
 #: The one instance the adapter uses.
 DIALECT = HermesDialect()
