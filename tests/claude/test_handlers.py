@@ -325,3 +325,22 @@ def test_test_and_doctor_run_an_async_hook_in_line(
     assert hooks.pre_tool_call(**call).action == "allow"  # fired, it never decides
     assert BACKGROUND.wait(30.0)
     assert (records / "git-guard.log").read_text() == "git push -f\ngit push -f\n"
+
+
+def test_doctor_reports_a_refused_prompt_handler(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.claude.test_import import cli
+
+    configure(home, {"Stop": [{"type": "agent", "prompt": "Done?"}]})
+    code, out, _ = cli(home, capsys, "doctor", "--json")
+    errors = [f for f in json.loads(out)["findings"] if f["level"] == "error"]
+    assert code == 1
+    assert errors == [
+        {
+            "level": "error",
+            "subject": "shell hooks.Stop[0] agent: Done?",
+            "message": "not loaded: a type: agent handler is answered by the host's model, and "
+            "this host supplies none (load(..., llm=...)); refused",
+        }
+    ]
