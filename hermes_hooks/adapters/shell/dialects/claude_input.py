@@ -164,6 +164,9 @@ def input_document(
         doc["stop_hook_active"] = False
         doc["agent_id"] = text_or(payload.get("child_session_id"), "")
         doc["agent_type"] = spec.subject(payload)
+        child = TRANSCRIPTS.get(doc["agent_id"]) if doc["agent_id"] else None
+        if child is not None:  # the subagent's own transcript, when the host keeps one
+            doc["agent_transcript_path"] = child
         doc["last_assistant_message"] = text_or(payload.get("child_summary"), "")
     elif name == "SubagentStart":
         agent = payload.get("child_subagent_id")
