@@ -180,3 +180,22 @@ def test_a_blocked_prompt_keeps_its_context_and_is_warned(
     assert hooks.pre_llm_call(**payload("pre_llm_call")) == "Keys go in the vault."
     pasted = payload("pre_llm_call", user_message="-----BEGIN RSA PRIVATE KEY----- ...")
     assert hooks.pre_llm_call(**pasted) is None  # pre_llm_call cannot reject (warned)
+
+
+def test_subagent_stop_names_the_childs_transcript_when_the_host_has_one(
+    claude: Callable[..., Hooks], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "stdin.json"
+    script = tmp_path / "dump.sh"
+    script.write_text(f"#!/bin/sh\ncat > {out}\n")
+    script.chmod(0o755)
+    hooks = claude("SubagentStop", str(script))
+    hooks.subagent_stop(**payload("subagent_stop"))
+    assert "agent_transcript_path" not in json.loads(out.read_text())
+    child = str(tmp_path / "child.jsonl")
+    forget = TRANSCRIPTS.add(lambda session: child if session == "child-session" else None)
+    try:
+        hooks.subagent_stop(**payload("subagent_stop"))
+    finally:
+        forget()
+    assert json.loads(out.read_text())["agent_transcript_path"] == child
