@@ -166,7 +166,9 @@ def test_a_call_that_cannot_be_shown_whole_fails_closed_or_warns(
     assert observer.pre_tool_call(**broken).action == "allow"
     assert warnings_of(caplog) == [
         f"shell hook hooks.PreToolUse[0] ({command}): the call cannot be shown whole (the "
-        "patch text names no file); the hook sees part of it"
+        "patch text names no file); blocked (fail_closed)",
+        f"shell hook hooks.PreToolUse[0] ({command}): the call cannot be shown whole (the "
+        "patch text names no file); the hook sees part of it",
     ]
     assert counter() == [{"mode": "patch", "patch": "garbage"}]
 

@@ -402,18 +402,20 @@ def _partial(entry: ShellEntry, inputs: Inputs) -> Outcome | None:
     """A call the inputs do not show whole: a ``fail_closed`` gate blocks it; any other
     hook is warned (once) and sees what can be shown."""
     why = inputs.why or "it cannot be shown as Claude Code inputs"
-    if entry.fail_closed and entry.event == "pre_tool_call":
-        message = f"hook {entry.command} failed closed: the call cannot be shown whole ({why})"
-        return Outcome(RunResult(returncode=0), {"action": "block", "message": message}, why)
+    closed = entry.fail_closed and entry.event == "pre_tool_call"
     warn_once(
         log,
-        ("claude-partial", entry.where, entry.command, why),
-        "shell hook %s (%s): the call cannot be shown whole (%s); the hook sees part of it",
+        ("claude-partial", entry.where, entry.command, why, closed),
+        "shell hook %s (%s): the call cannot be shown whole (%s); %s",
         entry.where,
         entry.command,
         why,
+        "blocked (fail_closed)" if closed else "the hook sees part of it",
     )
-    return None
+    if not closed:
+        return None
+    message = f"hook {entry.command} failed closed: the call cannot be shown whole ({why})"
+    return Outcome(RunResult(returncode=0), {"action": "block", "message": message}, why)
 
 
 def _background(entry: ShellEntry, payload: dict[str, Any]) -> None:
