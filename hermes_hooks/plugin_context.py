@@ -42,6 +42,7 @@ from hermes_hooks.registry import (
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.adapters.python import PluginRecord
+    from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
 
 __all__ = [
     "HostCapabilities",
@@ -67,7 +68,11 @@ class HostCapabilities:
     returns its JSON string.  ``profile_name`` overrides the name derived from the home.
     ``builtin_commands`` and ``builtin_tools`` (name → toolset) are the host's own, which
     plugin commands may not take and plugin tools may not shadow; they default to
-    hermes-agent 0.19.0's slash commands and no tools.
+    hermes-agent 0.19.0's slash commands and no tools.  ``hook_model`` answers Claude
+    Code ``type: prompt`` / ``type: agent`` hooks (an object with ``complete(prompt, *,
+    model, timeout, agent) -> str``; without one such hooks are refused, naming the
+    entry), and ``transcript_path(session_id)`` names a session's Claude Code transcript
+    for hooks that read ``transcript_path``.
     """
 
     llm: Callable[[str], Any] | None = None
@@ -76,6 +81,8 @@ class HostCapabilities:
     profile_name: str | None = None
     builtin_commands: frozenset[str] | None = None
     builtin_tools: Mapping[str, str] = field(default_factory=dict)
+    hook_model: HostModel | None = None
+    transcript_path: Callable[[str], str | None] | None = None
 
 
 class UnavailableLlm:

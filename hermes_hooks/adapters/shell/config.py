@@ -40,7 +40,12 @@ from hermes_hooks.adapters.shell.dialects.claude_tables import (
     read_dialect,
     tool_table,
 )
-from hermes_hooks.adapters.shell.entry import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellEntry
+from hermes_hooks.adapters.shell.entry import (
+    DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
+    EntryRefused,
+    ShellEntry,
+)
 from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = [
@@ -308,6 +313,11 @@ class _Reader:
         if dialect is None:
             return None
         command = raw.get("command")
+        model_kind = raw.get("type") if dialect == "claude-code" else None
+        if model_kind in ("prompt", "agent") and command is None:
+            # A prompt or agent handler has no command: its prompt is the consent key.
+            prompt = raw.get("prompt")
+            command = f"{model_kind}: {prompt.strip()}" if isinstance(prompt, str) else None
         if not isinstance(command, str) or not command.strip():
             self.warn(
                 event,
@@ -317,7 +327,7 @@ class _Reader:
             return None
         command = command.strip()
         try:
-            argv = split_command(command)
+            argv = [model_kind] if model_kind in ("prompt", "agent") else split_command(command)
         except ValueError as exc:
             self.warn(event, index, f"command {command!r} cannot be split ({exc}); skipped")
             return None
@@ -327,13 +337,13 @@ class _Reader:
         if "\0" in command:  # execve cannot pass it: every firing would fail to start
             self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
             return None
-        matcher, pattern, claude = DIALECTS[dialect].read_matcher(
-            event,
-            raw.get("matcher"),
-            declared,
-            lambda message: self.warn(event, index, message),
-            self.context,
-        )
+        try:
+            matcher, pattern, claude = DIALECTS[dialect].read_matcher(
+                event, raw, declared, lambda message: self.warn(event, index, message), self.context
+            )
+        except EntryRefused as exc:
+            self.warn(event, index, str(exc))
+            return None
         return ShellEntry(
             event=event,
             index=index,
