@@ -226,8 +226,8 @@ def verify(
     ``body`` must be the raw request body, before any JSON parsing.  ``headers`` is any
     mapping or list of pairs (names are matched case-insensitively).  ``secret`` may be
     a list, for rotation: any one matching is enough; a missing (``None``) or empty
-    secret, or an empty one in the list, is always a :class:`VerificationError`.  ``scheme`` ``"github"`` checks
-    ``X-Hermes-Signature-256`` and the body's ``timestamp``; ``"standard"`` checks
+    secret, or an empty one in the list, is always a :class:`VerificationError`.
+    ``scheme`` ``"github"`` checks ``X-Hermes-Signature-256`` and the body's ``timestamp``; ``"standard"`` checks
     ``webhook-signature`` and ``webhook-timestamp`` (``whsec_`` secrets); ``"auto"``
     uses the GitHub-style header when present, else the Standard one.  ``tolerance``
     (seconds, default 300; None disables) bounds the timestamp's distance from ``now``.
