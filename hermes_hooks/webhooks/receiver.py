@@ -228,9 +228,10 @@ def verify(
     a list, for rotation: any one matching is enough; a missing (``None``) or empty
     secret, or an empty one in the list, is always a :class:`VerificationError`.
     ``scheme`` ``"github"`` checks ``X-Hermes-Signature-256`` and the body's
-    ``timestamp``; ``"standard"`` checks ``webhook-signature`` and ``webhook-timestamp`` (``whsec_`` secrets); ``"auto"``
-    uses the GitHub-style header when present, else the Standard one.  ``tolerance``
-    (seconds, default 300; None disables) bounds the timestamp's distance from ``now``.
+    ``timestamp``; ``"standard"`` checks ``webhook-signature`` and ``webhook-timestamp``
+    (``whsec_`` secrets); ``"auto"`` uses the GitHub-style header when present, else
+    the Standard one.  ``tolerance`` (seconds, default 300; None disables) bounds the
+    timestamp's distance from ``now``.
     With ``dedupe``, :attr:`Verified.duplicate` tells whether the id was seen before.
     """
     try:
