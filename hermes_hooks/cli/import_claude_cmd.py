@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_hooks.adapters.claude_code import ClaudeEvent, ToolTable
 
+#: ``--write`` creates the home, so a missing ``--home`` is not an error here.
+CREATES_HOME = True
 NAME = "import-claude"
 HELP = "convert the hooks of Claude Code settings files into dialect: claude-code entries"
 
