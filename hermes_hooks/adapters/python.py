@@ -26,11 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from hermes_hooks._callback import Group
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
@@ -304,9 +303,16 @@ def _optional_str(value: Any) -> str | None:
 
 def _read_manifest(path: Path) -> dict[str, Any]:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except yaml.YAMLError as exc:
-        raise PluginLoadError(f"{path}: not valid YAML ({exc})") from None
+        document = read_yaml(path)
+    except YamlError as exc:
+        raise PluginLoadError(f"{exc.where(path)}: {exc}") from None
+    bad = [issue for issue in document.issues if issue.level == "error"]
+    if bad:  # a value over the bounds: refuse the plugin rather than guess
+        issue = bad[0]
+        raise PluginLoadError(
+            f"{path}:{issue.where}: {issue.key}: {issue.problem}. Fix: {issue.fix}"
+        )
+    data = document.data
     if data is None:
         return {}
     if not isinstance(data, dict):
