@@ -30,6 +30,7 @@ def load(
     accept_hooks: bool = False,
     entry_points: bool = True,
     inspect: bool = False,
+    strict: bool = False,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
@@ -39,12 +40,13 @@ def load(
     ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
     consent prompt or allowlist write, and no background work of the adapters' own
     (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
-    is loaded.
+    is loaded.  ``strict=True`` raises :class:`~hermes_hooks.errors.ConfigError` when
+    ``config.yaml`` cannot be used as written, instead of running without its hooks.
     """
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
     root = resolve_home(home)
-    config = read_config(root)
+    config = read_config(root, strict=strict)
     settings = Settings.from_config(config, str(root / "config.yaml"))
     hooks = Hooks(
         HookManager(),

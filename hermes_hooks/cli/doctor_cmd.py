@@ -33,6 +33,7 @@ class Finding:
 
 #: "module:function" of every check, in report order.
 CHECKS: tuple[str, ...] = (
+    "hermes_hooks.config:check_config",
     "hermes_hooks.cli.doctor_cmd:check_python_plugins",
     "hermes_hooks.cli.shell_views:check_shell_hooks",
     "hermes_hooks.cli.outbound_views:check_outbound",
