@@ -180,7 +180,11 @@ def parse_yaml(text: str) -> YamlDocument:
             "kilobytes)",
             "remove what does not belong in it",
         )
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)  # the reader refuses control characters here
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise YamlError(f"not valid YAML ({detail})", _SYNTAX_FIX) from None
     try:
         try:
             node = loader.get_single_node()

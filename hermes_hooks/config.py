@@ -117,7 +117,11 @@ def inspect_config(home: Path) -> ConfigFile:
             "write keys such as 'hooks:' and 'plugins:' at the start of their lines",
         )
     config.data = document.data
-    config.findings.extend(issue.finding(path) for issue in document.issues)
+    from hermes_hooks.config_schema import unknown_keys
+
+    issues = [*document.issues, *unknown_keys(document, "config.yaml")]
+    issues.sort(key=lambda i: (i.position.line, i.position.column))
+    config.findings.extend(issue.finding(path) for issue in issues)
     return config
 
 

@@ -31,6 +31,7 @@ from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
 from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.config import env_flag
+from hermes_hooks.config_schema import unknown_keys
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
@@ -67,6 +68,8 @@ class PluginRecord:
     hooks: list[str] = field(default_factory=list)
     error: str | None = None
     problems: list[str] = field(default_factory=list)
+    #: Things to fix that did not stop the plugin (unknown keys in plugin.yaml).
+    warnings: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready view for ``--json`` output."""
@@ -243,7 +246,10 @@ class PythonSource:
     def _load_directory(self, record: PluginRecord) -> None:
         assert record.path is not None
         path = Path(record.path)
-        manifest = _read_manifest(path / "plugin.yaml")
+        manifest, notes = _read_manifest(path / "plugin.yaml")
+        for note in notes:
+            log.warning("Plugin '%s': %s", record.key, note)
+        record.warnings.extend(notes)
         record.version = _optional_str(manifest.get("version"))
         record.description = _optional_str(manifest.get("description"))
         requires = manifest.get("requires_plugins") or []
@@ -301,7 +307,8 @@ def _optional_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _read_manifest(path: Path) -> dict[str, Any]:
+def _read_manifest(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The manifest's keys, and warnings (unknown or duplicate keys) naming their line."""
     try:
         document = read_yaml(path)
     except YamlError as exc:
@@ -314,13 +321,17 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         )
     data = document.data
     if data is None:
-        return {}
+        return {}, []
     if not isinstance(data, dict):
         raise PluginLoadError(
             f"{path}: plugin.yaml must be a mapping of keys (name, version, description, "
             f"requires_plugins), got {type(data).__name__}"
         )
-    return data
+    issues = sorted(
+        [*document.issues, *unknown_keys(document, "plugin.yaml")],
+        key=lambda i: (i.position.line, i.position.column),
+    )
+    return data, [f"{path}:{i.where}: {i.key}: {i.message}" for i in issues]
 
 
 def load(hooks: Hooks) -> PythonSource:

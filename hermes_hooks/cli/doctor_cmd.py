@@ -70,6 +70,7 @@ def check_python_plugins(hooks: Hooks) -> list[Finding]:
                 Finding("ok", subject, f"loaded ({', '.join(record.hooks) or 'no hooks'})")
             )
         findings.extend(Finding("error", subject, problem) for problem in record.problems)
+        findings.extend(Finding("warn", subject, warning) for warning in record.warnings)
         if record.source in ("directory", "project") and record.path:
             path = Path(record.path)
             code = [path, path / "__init__.py", path / "plugin.yaml"]

@@ -41,6 +41,7 @@ def _plugin_lines(record: PluginRecord) -> list[str]:
     if record.error:
         lines.append(f"      {record.state}: {record.error}")
     lines.extend(f"      problem: {problem}" for problem in record.problems)
+    lines.extend(f"      warning: {warning}" for warning in record.warnings)
     return lines
 
 

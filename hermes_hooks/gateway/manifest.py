@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_hooks._yaml import YamlError, read_yaml
+from hermes_hooks.config_schema import unknown_keys
 from hermes_hooks.gateway.events import is_known_event, suggest_event
 
 __all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
@@ -84,11 +85,11 @@ def read_manifest(directory: Path) -> Manifest:
             exc.fix,
         )
         return manifest
-    for issue in document.issues:
+    for issue in [*document.issues, *unknown_keys(document, MANIFEST_FILE)]:
         where = f"{path}:{issue.where}: {issue.key}"
         if issue.level == "error":
-            # A value over the bounds is thrown away; the hook would run with something
-            # other than what was written, so it is skipped until the file is fixed.
+            # A value over the bounds, or a misspelt key that guards (enabled): the hook
+            # would run other than as written, so it is skipped until the file is fixed.
             manifest._refuse(
                 issue.key, f"[hooks] Skipping {directory.name}: {where}: {issue.problem}", issue.fix
             )

@@ -70,6 +70,7 @@ def test_list_json(home: Path, capsys: Any) -> None:
         "hooks": ["on_session_start"],
         "error": None,
         "problems": [],
+        "warnings": [],
     }
 
 
