@@ -24,6 +24,7 @@ the same with its own budget; an ``atexit`` hook covers hosts that forget to clo
 from __future__ import annotations
 
 import atexit
+import contextlib
 import email.utils
 import logging
 import random
@@ -39,6 +40,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from hermes_hooks._log import warn_once
+from hermes_hooks.webhooks.deadline import AttemptGuard
 from hermes_hooks.webhooks.wire import build_headers
 
 if TYPE_CHECKING:
@@ -154,10 +156,30 @@ def make_client(timeout: float) -> httpx.Client:
     )
 
 
-def post(client: httpx.Client, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-    """POST once and classify the answer; never raises for network trouble."""
+def post(
+    client: httpx.Client,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    guard: AttemptGuard | None = None,
+    limit: float | None = None,
+) -> Outcome:
+    """POST once and classify the answer; never raises for network trouble.
+
+    With a ``guard``, the whole attempt (connect, send, headers, body) ends after
+    ``limit`` seconds, however slowly the receiver trickles its answer.
+    """
+    extensions = {"trace": guard.trace} if guard is not None else None
+    limited = guard.limit(limit) if guard is not None and limit else contextlib.nullcontext()
+    status: int | None = None
+    location, retry_after = "", None
     try:
-        with client.stream("POST", url, content=body, headers=headers) as response:
+        with (
+            limited,
+            client.stream(
+                "POST", url, content=body, headers=headers, extensions=extensions
+            ) as response,
+        ):
             status = response.status_code
             location = response.headers.get("location", "")
             retry_after = parse_retry_after(response.headers.get("retry-after"), time.time())
@@ -167,9 +189,15 @@ def post(client: httpx.Client, url: str, body: bytes, headers: dict[str, str]) -
                 if read > _MAX_RESPONSE_BYTES:
                     break
     except httpx.TimeoutException as exc:
-        return Outcome("timeout", detail=f"timed out ({type(exc).__name__})")
+        if status is None:
+            return Outcome("timeout", detail=f"timed out ({type(exc).__name__})")
     except httpx.TransportError as exc:
-        return Outcome("connection", detail=f"{type(exc).__name__}: {exc}"[:300])
+        expired = guard is not None and guard.expired
+        if status is None and expired:  # the watchdog cut a trickling answer
+            return Outcome("timeout", detail=f"no complete answer within {limit:g} s")
+        if status is None:
+            return Outcome("connection", detail=f"{type(exc).__name__}: {exc}"[:300])
+    # From here the receiver has answered; a body cut short does not change that.
     if 200 <= status < 300:
         return Outcome("ok", status)
     if 300 <= status < 400:
@@ -229,6 +257,8 @@ class _LaneBase:
         self._stopping = False
         self._deadline: float | None = None  # monotonic; set by begin_close
         self._in_flight = False
+        #: Bounds each attempt as a whole (``timeout`` per attempt, not per read).
+        self._guard = AttemptGuard()
         _remember(self)
 
     # -- caller side
@@ -356,7 +386,7 @@ class _LaneBase:
             return self._items.popleft()
 
     def _attempt(self, client: httpx.Client, body: bytes, headers: dict[str, str]) -> Outcome:
-        outcome = post(client, self.target.url, body, headers)
+        outcome = post(client, self.target.url, body, headers, self._guard, self.target.timeout)
         self.stats.attempts += 1
         if outcome.status is not None:
             self.stats.statuses.append(outcome.status)
