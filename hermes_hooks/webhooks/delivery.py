@@ -35,7 +35,7 @@ import weakref
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -485,6 +485,8 @@ class DurableLane(_LaneBase):
         self._kicked = False
         self._pending_lock = threading.Lock()
         self._pending = outbox.count(target=target.label, state="pending")
+        #: Events the agent's thread found the outbox locked for; the worker stores them.
+        self._unstored: deque[Delivery] = deque()
 
     def start_if_pending(self) -> None:
         """Start the worker now if earlier processes left events for this target."""
@@ -504,15 +506,7 @@ class DurableLane(_LaneBase):
                 return self._drop(delivery.event, self._pending)
             self._pending += 1
         try:
-            self.outbox.add(
-                target=self.target.label,
-                url=self.target.url,
-                event=delivery.event,
-                delivery_id=delivery.delivery_id,
-                timestamp=delivery.timestamp,
-                body=delivery.body,
-                now=time.time(),
-            )
+            stored = self.outbox.try_add(**self._row_of(delivery))
         except sqlite3.Error as exc:
             with self._pending_lock:
                 self._pending -= 1
@@ -526,18 +520,60 @@ class DurableLane(_LaneBase):
             )
             return self._enqueue(delivery)
         with self._cond:
-            if self._stopping:
+            if stored is None:
+                # The outbox is locked (another process, or our worker waiting for it):
+                # the worker stores the event, so the agent's thread never waits.
+                self._unstored.append(delivery)
+            elif self._stopping:
                 return True  # stored; the next process delivers it
             self._kicked = True
             self._start_locked()
             self._cond.notify()
         return True
 
+    def _row_of(self, delivery: Delivery) -> dict[str, Any]:
+        return {
+            "target": self.target.label,
+            "url": self.target.url,
+            "event": delivery.event,
+            "delivery_id": delivery.delivery_id,
+            "timestamp": delivery.timestamp,
+            "body": delivery.body,
+            "now": time.time(),
+        }
+
+    def _store_unstored(self) -> None:
+        """Store the events the agent's thread could not (the outbox was locked); the
+        worker may wait for the lock.  Raises :class:`sqlite3.Error` to retry later."""
+        while True:
+            with self._cond:
+                if not self._unstored:
+                    return
+                delivery = self._unstored[0]
+            self.outbox.add(**self._row_of(delivery))
+            with self._cond:
+                self._unstored.popleft()
+
     def _base_delay(self, attempts: int) -> float:
         schedule = self.target.schedule
         return schedule[min(attempts, len(schedule)) - 1]
 
     def _work(self, client: httpx.Client) -> None:
+        try:
+            self._work_rows(client)
+        finally:
+            with self._cond:
+                lost = len(self._unstored)
+            if lost:
+                log.warning(
+                    "outbound webhook %s: %d event(s) not stored: the outbox %s stayed "
+                    "locked until shutdown",
+                    self.target.label,
+                    lost,
+                    self.outbox.path,
+                )
+
+    def _work_rows(self, client: httpx.Client) -> None:
         label = self.target.label
         self.outbox.release_stale_claims()
         self.outbox.reschedule(label, self._base_delay)
@@ -547,9 +583,10 @@ class DurableLane(_LaneBase):
             if fallback is not None:
                 self._send_memory(client, fallback)
                 continue
-            if self._past_deadline():
-                return
             try:
+                self._store_unstored()
+                if self._past_deadline():
+                    return
                 if not self._step(client, lease):
                     return
             except sqlite3.Error as exc:
