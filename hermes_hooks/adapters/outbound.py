@@ -27,6 +27,7 @@ from hermes_hooks._callback import Group
 from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
 from hermes_hooks.envelope import DEFAULT_PROFILE, build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.webhooks.urls import redact_urls
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
@@ -43,7 +44,8 @@ _KEY_ATTRIBUTE = "_hermes_outbound_key"
 
 @dataclass
 class TargetRecord:
-    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it."""
+    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it (urls without
+    their credentials)."""
 
     index: int
     label: str
@@ -96,9 +98,9 @@ class OutboundSource:
         records = [
             TargetRecord(
                 index=t.index,
-                label=t.label,
+                label=redact_urls(t.label),
                 state="loaded",
-                url=t.url,
+                url=redact_urls(t.url),
                 events=self._registered.get(t.index, []),
                 matcher=t.matcher.pattern if t.matcher else None,
                 timeout=t.timeout,
@@ -111,7 +113,12 @@ class OutboundSource:
             for t in self.targets
         ]
         records += [
-            TargetRecord(index=s.index, label=s.label, state="skipped", reason=s.reason)
+            TargetRecord(
+                index=s.index,
+                label=redact_urls(s.label),
+                state="skipped",
+                reason=redact_urls(s.reason),
+            )
             for s in self.skipped
         ]
         return sorted(records, key=lambda r: r.index)

@@ -12,6 +12,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.webhooks.urls import redact_urls
+
 if TYPE_CHECKING:
     from hermes_hooks.adapters.outbound import OutboundSource, TargetRecord
     from hermes_hooks.cli.doctor_cmd import Finding
@@ -125,7 +127,7 @@ def _outbox_findings(hooks: Hooks, source: OutboundSource) -> list[Finding]:
         for label in sorted({row.target for row in outbox.rows()}):
             pending = outbox.count(state="pending", target=label)
             dead = outbox.count(state="dead", target=label)
-            subject = f"outbox {label}"
+            subject = f"outbox {redact_urls(label)}"
             if label not in durable:
                 findings.append(
                     Finding(
