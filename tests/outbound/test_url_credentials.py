@@ -52,7 +52,7 @@ def test_list_doctor_and_repr_hide_url_credentials(
     assert_clean(repr(target))
     assert f"url='{shown_url(port)}'" in repr(target)
     for argv in (["list"], ["list", "--json"], ["doctor"], ["doctor", "--json"]):
-        code, out, err = run(capsys, home, *argv)
+        _, out, err = run(capsys, home, *argv)
         assert_clean(out + err)
     _, out, _ = run(capsys, home, "list")
     assert f"  ✓ {shown_url(port)} → {shown_url(port)}" in out.splitlines()
