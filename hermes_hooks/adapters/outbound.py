@@ -108,7 +108,7 @@ class OutboundSource:
                 secret=_secret_description(t),
                 signature=t.signature,
                 durable=bool(getattr(self.lanes.get(t.index), "durable", False)),
-                problems=self._problems.get(t.index, []),
+                problems=[redact_urls(p) for p in self._problems.get(t.index, [])],
             )
             for t in self.targets
         ]
