@@ -108,7 +108,8 @@ def inspect_config(home: Path) -> ConfigFile:
         return config._unusable(str(path), f"not UTF-8 text ({exc})", "save it as UTF-8")
     except YamlError as exc:
         return config._unusable(exc.where(path), exc.problem, exc.fix)
-    if document.data is None:
+    if document.data is None:  # empty, or a top-level value over the bounds
+        config.findings.extend(issue.finding(path) for issue in document.issues)
         return config
     if not isinstance(document.data, dict):
         return config._unusable(

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._select import AGGREGATORS
+from hermes_hooks._yaml import MAX_INT_DIGITS
 from hermes_hooks.adapters import shell_output
 from hermes_hooks.adapters.outbound_config import MAX_TIMEOUT as OUT_MAX
 from hermes_hooks.adapters.outbound_config import MIN_TIMEOUT as OUT_MIN
@@ -453,11 +454,24 @@ def _expected_config(raw: bytes) -> tuple[dict[str, Any], bool]:
         data = yaml.safe_load(raw.decode("utf-8-sig"))
     except (yaml.YAMLError, RecursionError, ValueError):  # UnicodeDecodeError included
         return {}, True
-    if data is None:
-        return {}, False
     if _cyclic(data):  # an alias inside the value that holds it: a value that never ends
         return {}, True
+    data = _bounded(data)
+    if data is None:
+        return {}, False
     return (data, False) if isinstance(data, dict) else ({}, True)
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` as the bounded reader builds it: an integer of more digits than
+    ``MAX_INT_DIGITS`` is a bad value, read as None."""
+    if isinstance(value, dict):
+        return {_bounded(k): _bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None if len(str(abs(value))) > MAX_INT_DIGITS else value
+    return value
 
 
 def _cyclic(value: Any, holding: frozenset[int] = frozenset()) -> bool:
