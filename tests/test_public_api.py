@@ -39,10 +39,13 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "set_agent_factory",
     ],
     "hermes_hooks.config": [
+        "ConfigFile",
         "DEFAULT_CALLBACK_TIMEOUT",
         "MAX_CALLBACK_TIMEOUT",
         "Settings",
+        "check_config",
         "env_flag",
+        "inspect_config",
         "parse_callback_timeout",
         "read_config",
         "resolve_home",
@@ -108,7 +111,13 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "recover",
     ],
     "hermes_hooks.report": ["Finding", "Level", "Section"],
-    "hermes_hooks.schemas": ["all_schemas", "annotation_schema", "event_schema", "write_all"],
+    "hermes_hooks.schemas": [
+        "FILE_SCHEMAS",
+        "all_schemas",
+        "annotation_schema",
+        "event_schema",
+        "write_all",
+    ],
     "hermes_hooks.synthetic": ["DEFAULT_TOOL", "TOOL_ARGS", "synthetic_payload"],
     "hermes_hooks.testing": ["fire", "fire_hook", "hermes_home", "hermes_hooks", "hermes_plugin"],
     "hermes_hooks.types": [
@@ -141,6 +150,7 @@ OUTSIDE_THE_TREE = {
     "hermes_hooks._workers.TimedOut",
     "hermes_hooks._workers.Suppressed",
     "hermes_hooks._workers.Hung",
+    "hermes_hooks._workers.Busy",
 }
 
 

@@ -30,6 +30,7 @@ from hermes_hooks.adapters.outbound_report import check_outbound, outbound_secti
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.telemetry import trace_headers
+from hermes_hooks.webhooks.urls import redact_urls
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
@@ -52,7 +53,8 @@ _KEY_ATTRIBUTE = "_hermes_outbound_key"
 
 @dataclass
 class TargetRecord:
-    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it."""
+    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it (urls without
+    their credentials)."""
 
     index: int
     label: str
@@ -105,9 +107,9 @@ class OutboundSource:
         records = [
             TargetRecord(
                 index=t.index,
-                label=t.label,
+                label=redact_urls(t.label),
                 state="loaded",
-                url=t.url,
+                url=redact_urls(t.url),
                 events=self._registered.get(t.index, []),
                 matcher=t.matcher.pattern if t.matcher else None,
                 timeout=t.timeout,
@@ -115,12 +117,17 @@ class OutboundSource:
                 secret=_secret_description(t),
                 signature=t.signature,
                 durable=bool(getattr(self.lanes.get(t.index), "durable", False)),
-                problems=self._problems.get(t.index, []),
+                problems=[redact_urls(p) for p in self._problems.get(t.index, [])],
             )
             for t in self.targets
         ]
         records += [
-            TargetRecord(index=s.index, label=s.label, state="skipped", reason=s.reason)
+            TargetRecord(
+                index=s.index,
+                label=redact_urls(s.label),
+                state="skipped",
+                reason=redact_urls(s.reason),
+            )
             for s in self.skipped
         ]
         return sorted(records, key=lambda r: r.index)

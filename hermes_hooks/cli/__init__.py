@@ -1,7 +1,8 @@
 """The ``hermes-hooks`` command-line tool (also ``python -m hermes_hooks``).
 
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> int``; :data:`COMMANDS` lists them.  Errors become exit codes here and
+``run(args) -> int`` (and ``CREATES_HOME = True`` if it may be pointed at a home that
+does not exist yet); :data:`COMMANDS` lists them.  Errors become exit codes here and
 only here: 0 success, 1 a check failed or a hook blocked, 2 bad usage or input.
 """
 
@@ -13,6 +14,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._version import __version__
@@ -95,8 +97,26 @@ def build_parser() -> argparse.ArgumentParser:
             help=argparse.SUPPRESS,
         )
         module.add_arguments(sub)
-        sub.set_defaults(run=module.run)
+        sub.set_defaults(run=module.run, creates_home=getattr(module, "CREATES_HOME", False))
     return parser
+
+
+def _home_problem(args: argparse.Namespace) -> str | None:
+    """Why an explicit ``--home`` cannot be used, or None.
+
+    A mistyped ``--home`` used to read as an empty home, and ``doctor`` then said "no
+    problems found" about a folder that does not exist.  Only a command that creates
+    the home (``CREATES_HOME = True`` in its module) may be pointed at a missing one.
+    """
+    home = getattr(args, "home", None)
+    if home is None or args.creates_home:
+        return None
+    path = Path(home).expanduser()
+    if path.is_dir():
+        return None
+    if path.exists():
+        return f"--home {home}: not a folder; point --home at a Hermes home folder"
+    return f"--home {home}: no such folder; create it, or point --home at an existing Hermes home"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -110,6 +130,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if not getattr(args, "run", None):
         parser.print_help()
+        return EXIT_USAGE
+    problem = _home_problem(args)
+    if problem:
+        print(f"hermes-hooks: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.run(args))

@@ -43,6 +43,8 @@ from hermes_hooks.adapters.shell.dialects.claude_import import (
     run_import,
 )
 
+#: ``--write`` creates the home, so a missing ``--home`` is not an error here.
+CREATES_HOME = True
 NAME = "import-claude"
 HELP = "convert the hooks of Claude Code settings files into dialect: claude-code entries"
 

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._select import AGGREGATORS
+from hermes_hooks._yaml import MAX_INT_DIGITS
 from hermes_hooks.adapters.outbound_config import MAX_TIMEOUT as OUT_MAX
 from hermes_hooks.adapters.outbound_config import MIN_TIMEOUT as OUT_MIN
 from hermes_hooks.adapters.outbound_config import parse_outbound
@@ -446,14 +447,41 @@ def _dumpable(value: Any) -> bool:
 
 
 def _expected_config(raw: bytes) -> tuple[dict[str, Any], bool]:
-    """(what read_config should return, whether it should warn) for file bytes ``raw``."""
+    """(what read_config should return, whether the file is unusable) for file bytes
+    ``raw``; an unusable file turns every hook of it off, which must be an ERROR."""
     try:
         data = yaml.safe_load(raw.decode("utf-8-sig"))
     except (yaml.YAMLError, RecursionError, ValueError):  # UnicodeDecodeError included
         return {}, True
+    if _cyclic(data):  # an alias inside the value that holds it: a value that never ends
+        return {}, True
+    data = _bounded(data)
     if data is None:
         return {}, False
     return (data, False) if isinstance(data, dict) else ({}, True)
+
+
+def _bounded(value: Any) -> Any:
+    """``value`` as the bounded reader builds it: an integer of more digits than
+    ``MAX_INT_DIGITS`` is a bad value, read as None."""
+    if isinstance(value, dict):
+        return {_bounded(k): _bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return None if len(str(abs(value))) > MAX_INT_DIGITS else value
+    return value
+
+
+def _cyclic(value: Any, holding: frozenset[int] = frozenset()) -> bool:
+    """Whether ``value`` contains itself (YAML ``a: &a [*a]``)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    if id(value) in holding:
+        return True
+    inner = holding | {id(value)}
+    children = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+    return any(_cyclic(child, inner) for child in children)
 
 
 @given(text=yaml_texts)
@@ -462,12 +490,16 @@ def test_config_yaml_never_raises(tmp_path_factory: pytest.TempPathFactory, text
     (home / "config.yaml").write_text(text, encoding="utf-8", errors="surrogatepass")
     with capture_logs() as logs:
         config = read_config(home)
-    expected, warns = _expected_config((home / "config.yaml").read_bytes())
+    expected, unusable = _expected_config((home / "config.yaml").read_bytes())
     # Compared as reprs: NaN never equals itself, and YAML aliases can build cycles
     # (``a: &a [*a]``) that == would recurse into forever; repr prints them as [...].
     assert repr(config) == repr(expected)
-    warned = [m for m in logs.messages(logging.WARNING) if str(home / "config.yaml") in m]
-    assert bool(warned) == warns
+    refused = [
+        m
+        for m in logs.messages(logging.ERROR)
+        if m.startswith(str(home / "config.yaml")) and "no hook or setting of this file" in m
+    ]
+    assert len(refused) == (1 if unusable else 0)
 
 
 @given(text=yaml_texts)
