@@ -16,7 +16,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._callback import Callback, describe
+from hermes_hooks._callback import Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._log import exception_text, excerpt, warn_once
 from hermes_hooks._manager import HookManager, suggest_hook
@@ -364,6 +364,9 @@ class Dispatcher:
     ) -> None:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
+        degraded: Degraded | None = None
+        if ok and type(value) is Degraded:  # a failure the callback handled itself
+            degraded, value = value, value.value
         if ok:
             if callback.source == "webhook" or (
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
@@ -378,6 +381,9 @@ class Dispatcher:
         else:
             failure = self._failure(contract, callback, value)
             verdict, reason = aggregator.fail(callback, failure)
+        if degraded is not None:  # reported as the failure it was, whatever it returned
+            verdict = "timeout" if degraded.kind == "timeout" else "error"
+            reason = degraded.problem
         if self._listeners:
             self._record(contract, callback, verdict, reason, started)
 

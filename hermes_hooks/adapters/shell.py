@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import consent
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import Degraded, Group
 from hermes_hooks._log import warn_once
 from hermes_hooks.adapters import claude_code
 from hermes_hooks.adapters.shell_config import ConfigProblem, ParsedHooks, ShellEntry, parse_hooks
@@ -57,7 +57,7 @@ class ShellHook:
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
 
-    def __call__(self, **payload: Any) -> dict[str, Any] | None:
+    def __call__(self, **payload: Any) -> dict[str, Any] | Degraded | None:
         """Fire for one event: the dispatcher calls this with the keyword payload."""
         entry = self.entry
         if entry.claude is not None:
@@ -68,9 +68,18 @@ class ShellHook:
         if self.watch is not None and not self._still_approved():
             return None
         outcome = self.run(payload)
-        if entry.claude is not None:
-            return claude_code.deliver(entry, payload, outcome)
-        return outcome.directive
+        value = (
+            claude_code.deliver(entry, payload, outcome)
+            if entry.claude is not None
+            else outcome.directive
+        )
+        if outcome.problem is None:
+            return value
+        # Not found, not executable, killed, timed out or unreadable output: the
+        # directive (None, or a fail-closed block) still counts, and the dispatcher
+        # reports the run as the error it was.
+        kind = "timeout" if outcome.result.timed_out else "error"
+        return Degraded(value, outcome.problem, kind)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
