@@ -167,7 +167,7 @@ class ShellSource:
 
     def load(self, config: dict[str, Any]) -> None:
         """Parse, apply consent, register."""
-        self.parsed = parse_hooks(config, str(self.config_path))
+        self.parsed = parse_hooks(config, str(self.config_path), base=self.config_path.parent)
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held = _REGISTERED.setdefault(self._manager, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}

@@ -49,6 +49,7 @@ __all__ = [
     "auto_accept_configured",
     "expand_argv",
     "parse_hooks",
+    "resolve_script",
     "script_for_command",
     "split_command",
 ]
@@ -121,6 +122,24 @@ def _expand(arg: str) -> str:
 def expand_argv(argv: list[str]) -> tuple[str, ...]:
     """``argv`` with ``~`` expanded in each argument that is ``~`` or starts ``~/``."""
     return tuple(_expand(arg) for arg in argv)
+
+
+def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list[str]:
+    """``argv`` with its script argument (as :func:`script_for_command` picks it) made
+    absolute against ``base`` (the home) when it is a relative path, so a home's hooks
+    run the same from any working directory.  A bare program name (``python3``) is
+    left for the ``PATH`` lookup; absolute and ``~`` paths are kept."""
+    if base is None or not argv:
+        return argv
+    if Path(argv[0]).name in _SHELLS and "-c" in argv[1:]:
+        return argv  # inline code, no script file
+    index = next((i for i, a in enumerate(argv) if a.lower().endswith(SCRIPT_EXTENSIONS)), None)
+    if index is None:
+        index = next((i for i, a in enumerate(argv) if "/" in a or a.startswith("~")), 0)
+    chosen = argv[index]
+    if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
+        return argv
+    return [*argv[:index], os.path.join(os.fspath(base), chosen), *argv[index + 1 :]]
 
 
 def script_for_command(command: str) -> Path | None:
@@ -233,8 +252,15 @@ class ParsedHooks:
 class _Reader:
     """Reads one ``hooks:`` block, collecting problems as it warns."""
 
-    def __init__(self, source: str, quiet: bool, config: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        source: str,
+        quiet: bool,
+        config: Mapping[str, Any],
+        base: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.source = source
+        self.base = base
         self.level = logging.DEBUG if quiet else logging.WARNING
         self.config = config
         self.result = ParsedHooks()
@@ -380,7 +406,7 @@ class _Reader:
             event=event,
             index=index,
             command=command,
-            argv=expand_argv(argv),
+            argv=expand_argv(resolve_script(argv, self.base)),
             matcher=matcher,
             timeout=self.timeout(event, index, raw.get("timeout")),
             fail_closed=self.fail_closed(event, index, raw),
@@ -523,15 +549,20 @@ class _Reader:
 
 
 def parse_hooks(
-    config: Mapping[str, Any], source: str = "config.yaml", *, quiet: bool = False
+    config: Mapping[str, Any],
+    source: str = "config.yaml",
+    *,
+    quiet: bool = False,
+    base: str | os.PathLike[str] | None = None,
 ) -> ParsedHooks:
-    """Read the ``hooks:`` block of a parsed ``config.yaml``.
+    """Read the ``hooks:`` block of a parsed ``config.yaml``; a relative script path in
+    a command resolves against ``base`` (the home) when given.
 
     Never raises: each bad event key or entry is logged at WARNING (naming ``source``,
     the event and the index; DEBUG when ``quiet``), skipped, and recorded in
     ``problems``.
     """
-    return _Reader(source, quiet, config).read(config.get("hooks"))
+    return _Reader(source, quiet, config, base).read(config.get("hooks"))
 
 
 def auto_accept_configured(config: Mapping[str, Any]) -> bool:

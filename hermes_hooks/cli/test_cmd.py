@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     home = resolve_home(getattr(args, "home", None))
     config = read_config(home)
-    entries = parse_hooks(config, str(home / "config.yaml")).for_event(event)
+    entries = parse_hooks(config, str(home / "config.yaml"), base=home).for_event(event)
     if args.for_tool:
         entries = [e for e in entries if e.matches(args.for_tool)]
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)

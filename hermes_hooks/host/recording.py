@@ -653,10 +653,14 @@ class _Reread:
             yield item
 
 
-def open_recording(path: str | os.PathLike[str]) -> Recording:
-    """Validate the file at ``path`` (every line, before anything runs) and return a
-    :class:`Recording` whose exchanges are streamed from the file, for replaying long
-    recordings in constant memory."""
+def open_recording(path: str | os.PathLike[str], header: Header | None = None) -> Recording:
+    """A :class:`Recording` of the file at ``path`` whose exchanges are streamed from
+    the file, for replaying long recordings in constant memory.
+
+    The whole file is validated first (before anything runs), unless ``header`` is
+    given: then the caller has already validated it with :func:`scan_recording`.
+    """
     name = os.fspath(path)
-    header, _ = scan_recording(name)
+    if header is None:
+        header, _ = scan_recording(name)
     return Recording(path=name, header=header, exchanges=_Reread(name))

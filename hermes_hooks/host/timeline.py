@@ -28,7 +28,9 @@ __all__ = [
     "Step",
     "Summary",
     "Timeline",
+    "background_lines",
     "entry_lines",
+    "heading_lines",
     "render_text",
 ]
 
@@ -425,26 +427,35 @@ def summary_lines(summary: Summary) -> list[str]:
     ]
 
 
-def heading_lines(timeline: Timeline) -> list[str]:
-    """The first lines of a replay's text output."""
+def heading_lines(
+    source: str, session_id: str, platform: str, model: str, surface: str
+) -> list[str]:
+    """The first lines of a replay's text output (a blank line last)."""
     return [
-        f"Replay of {timeline.source}",
-        f"  session {timeline.session_id} · platform {timeline.platform} · model "
-        f"{timeline.model} · surface {timeline.surface}",
+        f"Replay of {source}",
+        f"  session {session_id} · platform {platform} · model {model} · surface {surface}",
+        "",
+    ]
+
+
+def background_lines(runs: list[CallbackRun]) -> list[str]:
+    """The block of callback runs that came before the first entry, if any."""
+    if not runs:
+        return []
+    return [
+        "Background (callbacks that ran outside a host step):",
+        *(_run_line(run, "    ", hook=True) for run in runs),
         "",
     ]
 
 
 def render_text(timeline: Timeline, *, all_steps: bool = False) -> list[str]:
     """The readable timeline of one replay, then its summary."""
-    lines = heading_lines(timeline)
+    t = timeline
+    lines = heading_lines(t.source, t.session_id, t.platform, t.model, t.surface)
     for entry in timeline.entries:
         lines.extend(entry_lines(entry, all_steps))
         lines.append("")
-    if timeline.background:
-        lines.append("Background (callbacks that ran outside a host step):")
-        for run in timeline.background:
-            lines.append(_run_line(run, "    ", hook=True))
-        lines.append("")
+    lines.extend(background_lines(timeline.background))
     lines.extend(summary_lines(timeline.summary))
     return lines
