@@ -36,6 +36,7 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.approve_cmd",
     "hermes_hooks.cli.revoke_cmd",
     "hermes_hooks.cli.import_claude_cmd",
+    "hermes_hooks.cli.import_session_cmd",
     "hermes_hooks.cli.emit_cmd",
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
