@@ -94,10 +94,8 @@ def test_a_state_db_session_imports_and_replays(
     )  # fmt: skip
     assert code == 0
     assert stdout == f"wrote {out}\n"
-    assert (
-        err
-        == f"hermes-hooks: {state_db}: messages row 11 (session 20260101_120000_abc): unknown role 'critic'; skipped\n"
-    )
+    where = f"{state_db}: messages row 11 (session 20260101_120000_abc)"
+    assert err == f"hermes-hooks: {where}: unknown role 'critic'; skipped\n"
     assert lines_of(out) == [
         {
             "type": "header",
@@ -339,7 +337,7 @@ def test_a_claude_code_transcript_imports_and_replays(
                     message_id="m",
                     stop="end_turn",
                     isSidechain=True,
-                ),  # fmt: skip
+                ),
                 json.dumps({"type": "weird", "message": {}}),
             ]
         )
@@ -417,7 +415,7 @@ def test_a_turn_whose_calls_got_no_results_is_marked_interrupted(
                 claude_line("user", "never mind"),
                 claude_line(
                     "assistant", [{"type": "text", "text": "OK."}], message_id="b", stop="end_turn"
-                ),  # fmt: skip
+                ),
             ]
         )
         + "\n",
