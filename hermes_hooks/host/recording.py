@@ -470,10 +470,13 @@ def _subagent(line: _Line) -> SubagentLine:
 class _Builder:
     """Assembles lines into exchanges and checks the order rules."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, check_ids: bool = True) -> None:
         self.path = path
         self.exchange: Exchange | None = None  # the one being assembled
         self.call_ids: dict[str, int] = {}  # every tool call id -> its line
+        # The only state that grows with the file; a second pass over a validated
+        # file (a replay) skips it, so replaying runs in constant memory.
+        self.check_ids = check_ids
 
     def pending(self) -> tuple[ModelStep, list[ToolCall]] | None:
         """The last model step and its calls that have no result yet."""
@@ -527,7 +530,7 @@ class _Builder:
         if kind == "assistant":
             self.close_step(line)
             assistant = _assistant(line)
-            for call in assistant.tool_calls:
+            for call in assistant.tool_calls if self.check_ids else ():
                 if call.id in self.call_ids:
                     raise line.fail(
                         f"tool call id '{call.id}' is already used on line {self.call_ids[call.id]}"
@@ -556,15 +559,18 @@ class _Builder:
         return None
 
 
-def iter_recording(lines: Iterable[str], path: str = "<recording>") -> Iterator[Header | Exchange]:
+def iter_recording(
+    lines: Iterable[str], path: str = "<recording>", *, check_ids: bool = True
+) -> Iterator[Header | Exchange]:
     """Validate recording text line by line: yield the :class:`Header`, then each
     :class:`Exchange` as soon as the next user line (or the end) completes it.
 
-    Raises :class:`RecordingError` naming ``path:line`` at the first bad line; only
-    the exchange being assembled is held in memory.
+    Raises :class:`RecordingError` naming ``path:line`` at the first bad line.  Only
+    the exchange being assembled is held in memory, and the tool-call ids seen (to
+    refuse a reused one) unless ``check_ids=False``, for a file already validated.
     """
     header: Header | None = None
-    builder = _Builder(path)
+    builder = _Builder(path, check_ids)
     number = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -646,7 +652,7 @@ class _Reread:
         self.name = name
 
     def __iter__(self) -> Iterator[Exchange]:
-        items = iter_recording(_file_lines(self.name), self.name)
+        items = iter_recording(_file_lines(self.name), self.name, check_ids=False)
         next(items)
         for item in items:
             assert isinstance(item, Exchange)

@@ -62,6 +62,12 @@ def _parse_constant(name: str) -> float:
     raise _Refused(f"{name} is not JSON (use a number or null)")
 
 
+#: One decoder for every line (``json.loads`` with hooks would build one per call).
+_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+)
+
+
 def _check(value: Any) -> str | None:
     """The first problem of a parsed line's values, or None."""
     stack: list[tuple[Any, int]] = [(value, 1)]
@@ -98,12 +104,7 @@ def read_line(path: str, number: int, text: str) -> Any:
             f"{MAX_LINE_CHARS} (split the content or shorten the tool output)"
         )
     try:
-        data = json.loads(
-            text,
-            parse_int=_parse_int,
-            parse_float=_parse_float,
-            parse_constant=_parse_constant,
-        )
+        data = _DECODER.decode(text)
     except _Refused as exc:
         raise RecordingError(f"{path}:{number}: {exc}") from None
     except json.JSONDecodeError as exc:
