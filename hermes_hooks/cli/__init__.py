@@ -89,12 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        sub.add_argument(
-            "--accept-hooks",
-            action="store_true",
-            default=argparse.SUPPRESS,
-            help=argparse.SUPPRESS,
-        )
+        # The global switches work after the command name too (``replay --no-entry-points``).
+        for flag in ("--accept-hooks", "--no-entry-points"):
+            sub.add_argument(
+                flag, action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+            )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser

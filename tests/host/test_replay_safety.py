@@ -366,3 +366,14 @@ def test_junit_xml_has_one_case_per_recording_and_a_failure_per_hit(
     )
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props == {"home": "example-home", "fail-on": "block"}
+
+
+def test_global_switches_also_work_after_the_command(
+    home: Path, capsys: Any, tmp_path: Path
+) -> None:
+    recording = write_recording(tmp_path / "one.jsonl", ONE_CALL)
+    code = main(["replay", "--home", str(home), "--no-entry-points", "--json", recording])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    entries = json.loads(out)["replays"][0]["entries"]
+    assert [r for e in entries for s in e["steps"] for r in s["runs"]] == []
