@@ -4,8 +4,9 @@ sessions into recordings that ``replay`` drives through a home's hooks.
 ``--from hermes`` reads Hermes Agent's session store (``state.db``, or a Hermes home
 holding one) or a trajectory file (``*.jsonl``); ``--from claude-code`` reads a
 Claude Code transcript, or a directory of them (``~/.claude/projects/<project>/``).
-One recording per session: ``OUT`` is the file when there is one session, else a
-directory that receives ``<session>.jsonl`` files.  ``--session ID`` picks one
+One recording per session: ``OUT`` is the file when there is one session, else (or
+when it is a directory, or ends with ``/``) a directory that receives
+``<session>.jsonl`` files.  ``--session ID`` picks one
 session.  Rows that cannot be read or placed are reported on stderr with their
 location and skipped; nothing is guessed.
 
@@ -119,8 +120,9 @@ def run(args: argparse.Namespace) -> int:
         which = f"no session {args.session!r}" if args.session else "no session"
         raise RecordingError(f"{source}: {which} with a user message found")
     output = Path(args.output)
+    directory = output.is_dir() or args.output.endswith(("/", "\\"))
     written = []
-    if len(drafts) == 1 and not output.is_dir():
+    if len(drafts) == 1 and not directory:
         output.parent.mkdir(parents=True, exist_ok=True)
         written.append(_write(output, drafts[0][1]))
     else:

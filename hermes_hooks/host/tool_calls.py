@@ -132,7 +132,7 @@ class ToolCalls:
                 },
                 group=group,
             )
-            post.detail = "(blocked: the tool did not run; no transform_tool_result, D-26)"
+            post.detail = "(blocked: the tool did not run; no transform_tool_result)"
             session.append({"role": "tool", "tool_call_id": call.id, "content": result})
             return
         outcome, result, duration_ms = self._run_tool(step, call, args, turn, group)
