@@ -105,8 +105,8 @@ class _Reader:
         if blocks is None:
             self.report.skip(where, "assistant content is neither text nor blocks")
             return
-        model = message.get("model") if isinstance(message.get("model"), str) else ""
-        self.start(data, model)
+        model = message.get("model")
+        self.start(data, model if isinstance(model, str) else "")
         ident = message.get("id")
         if self.assistant is None or ident is None or self.assistant["id"] != ident:
             self.flush()

@@ -268,7 +268,7 @@ def _trajectory_turn(draft: Draft, turn: Any, where: str, report: ImportReport) 
     if sender == "gpt":
         think = _THINK.search(value)
         body = _THINK.sub("", value, count=1)
-        calls = []
+        calls: list[dict[str, Any]] = []
         for number, (kind, block) in enumerate(_BLOCK.findall(body)):
             data = _json_block(block)
             name = data.get("name") if isinstance(data, dict) else None
@@ -292,11 +292,11 @@ def _trajectory_turn(draft: Draft, turn: Any, where: str, report: ImportReport) 
             content = data.get("content")
             if not isinstance(content, str):
                 content = json.dumps(content, ensure_ascii=False)
-            call_id = draft.oldest_pending()
-            if call_id is None:
+            answered = draft.oldest_pending()
+            if answered is None:
                 report.skip(where, f"tool response {number} answers no open call")
                 continue
-            draft.tool_result(call_id, where, **_tool_fields(data.get("name"), content))
+            draft.tool_result(answered, where, **_tool_fields(data.get("name"), content))
         return
     report.skip(where, f"unknown sender {sender!r}")
 
