@@ -377,3 +377,27 @@ def test_global_switches_also_work_after_the_command(
     assert code == 0
     entries = json.loads(out)["replays"][0]["entries"]
     assert [r for e in entries for s in e["steps"] for r in s["runs"]] == []
+
+
+def test_the_quickstart_shows_every_system_without_a_warning(tmp_path: Path) -> None:
+    """The README's main command, from another directory: every hook system shows up
+    (the webhook as a captured delivery) and nothing is logged at WARNING.  The test
+    environment also installs a deliberately broken plugin distribution (``ep-broken``,
+    for the loader's own tests); its warning is the only one allowed here."""
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "replay", "--home", str(EXAMPLE_HOME),
+         "--accept-hooks", QUICKSTART],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "'ep-broken'" not in line]
+    assert warnings == []
+    out = done.stdout
+    assert "      python  tool-counter:summarise  context" in out
+    assert "shell   shell hooks.pre_llm_call[0] agent-hooks/inject-git-status.sh  none" in out
+    assert "shell   shell hooks.pre_tool_call[0] agent-hooks/block-rm-rf.sh  none" in out
+    assert "      gateway command-logger  ok" in out
+    assert (
+        "      captured webhook ci-notify → https://ci.example.com/hermes-events  on_session_end, "
+    ) in out
+    assert "  callback errors        0  (timeouts 0, skipped 0;" in out
