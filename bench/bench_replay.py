@@ -3,9 +3,10 @@
 Three figures:
 
 * per-line cost at 1,000× the long example recording against 10× (1.0 = linear);
-* peak memory (``tracemalloc``) of the 1,000× replay against the 10× one (1.0 = flat);
-* wall time of ``replay --jobs 2`` against ``--jobs 1`` on 8 recordings (below 1.0 =
-  the second process helps; bounded by the free cores).
+* peak memory (``tracemalloc``) of the 1,000× replay against the 10× one (1.0 = flat),
+  with the home below and with an empty home (the host alone);
+* wall time of ``replay --jobs 2`` against ``--jobs 1`` on 8 recordings of 100× the
+  long recording each (below 1.0 = the second process helps; bounded by free cores).
 
 The home is the example home's Python plugins (tool-counter, verify-before-done), its
 outbound target (captured, as replay does by default), and one ``**kwargs`` plugin on
@@ -122,7 +123,12 @@ def run() -> list[tuple[str, float]]:
         large_s = min(_replay(large, options) for _ in range(2))
         per_line = (large_s / large_lines) / (small_s / small_lines)
         memory = _peak(large, options) / _peak(small, options)
-        eight = [_repeated(root, 20, f"rec-{i}.jsonl")[0] for i in range(8)]
+        bare = root / "bare-home"
+        bare.mkdir()
+        bare_options = ReplayOptions(home=str(bare), entry_points=False)
+        _replay(small, bare_options)
+        host_memory = _peak(large, bare_options) / _peak(small, bare_options)
+        eight = [_repeated(root, 100, f"rec-{i}.jsonl")[0] for i in range(8)]
         one = min(_cli(home, eight, 1) for _ in range(2))
         two = min(_cli(home, eight, 2) for _ in range(2))
     small_us, large_us = small_s * 1e6 / small_lines, large_s * 1e6 / large_lines
@@ -133,5 +139,6 @@ def run() -> list[tuple[str, float]]:
             per_line,
         ),
         ("replay peak memory, 1000x / 10x", memory),
+        ("replay peak memory, 1000x / 10x, a home without hooks (the host alone)", host_memory),
         (f"replay of 8 recordings, --jobs 2 / --jobs 1 ({one:.2f} s)", two / one),
     ]

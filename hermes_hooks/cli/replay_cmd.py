@@ -247,7 +247,13 @@ def _run_all(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("spawn")  # no threads or locks inherited
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        # Workers fork from a clean server process that has the package imported once:
+        # they start fast and inherit no threads or held locks of this process.
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["hermes_hooks.host.job", "hermes_hooks.cli.replay_cmd"])
+    else:
+        context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
         work = [(path, header, options) for path, header, _ in jobs]
         for number, result in enumerate(pool.map(_worker, work)):
