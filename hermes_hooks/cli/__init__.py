@@ -86,7 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMANDS:
         module = importlib.import_module(module_name)
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub = subparsers.add_parser(
+            module.NAME,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=getattr(module, "EPILOG", None),  # e.g. a command's own exit codes
+        )
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         # The global switches work after the command name too (``replay --no-entry-points``).

@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 NAME = "import-session"
 HELP = "turn Hermes Agent sessions or Claude Code transcripts into replayable recordings"
 
+EPILOG = (
+    "Rows that cannot be read or placed are reported on stderr with their location and "
+    "skipped. Exit codes: 0 written; 2 bad usage or input (missing source, wrong kind, no "
+    "such session)."
+)
+
 SOURCES = ("hermes", "claude-code")
 
 

@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 NAME = "replay"
 HELP = "replay recorded sessions through the hooks and show what each hook decided"
+EPILOG = (
+    "Safe by default: the home is replayed on a temporary copy and outbound webhooks are "
+    "captured, not sent (--in-place, --live-webhooks). Exit codes: 0 replayed, no "
+    "--fail-on hit; 1 a --fail-on hit; 2 bad usage or input (nothing matched, a "
+    "malformed or hostile recording)."
+)
 
 #: A recording that takes longer than this shows a progress line on a terminal.
 PROGRESS_AFTER = 1.0
