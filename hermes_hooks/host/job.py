@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     from hermes_hooks.host.recording import Header
     from hermes_hooks.webhooks.delivery import Delivery
 
-__all__ = ["FAIL_ON", "Hit", "ReplayOptions", "ReplayResult", "entry_hits", "replay_file"]
+__all__ = [
+    "ERROR_VERDICTS",
+    "FAIL_ON",
+    "Hit",
+    "ReplayOptions",
+    "ReplayResult",
+    "entry_hits",
+    "replay_file",
+    "write_to",
+]
 
 #: What ``--fail-on`` can name.
 FAIL_ON = ("block", "error")
