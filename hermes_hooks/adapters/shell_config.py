@@ -26,7 +26,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +50,7 @@ __all__ = [
     "expand_argv",
     "parse_hooks",
     "resolve_script",
+    "script_for_argv",
     "script_for_command",
     "split_command",
 ]
@@ -124,22 +125,44 @@ def expand_argv(argv: list[str]) -> tuple[str, ...]:
     return tuple(_expand(arg) for arg in argv)
 
 
+def _script_index(argv: Sequence[str]) -> int | None:
+    """Which argument is the script, per D-73 (None: ``sh -c`` inline code)."""
+    if not argv:
+        return None
+    if Path(argv[0]).name in _SHELLS and "-c" in argv[1:]:
+        return None
+    index = next((i for i, a in enumerate(argv) if a.lower().endswith(SCRIPT_EXTENSIONS)), None)
+    if index is None:
+        index = next((i for i, a in enumerate(argv) if "/" in a or a.startswith("~")), 0)
+    return index
+
+
 def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list[str]:
     """``argv`` with its script argument (as :func:`script_for_command` picks it) made
     absolute against ``base`` (the home) when it is a relative path, so a home's hooks
     run the same from any working directory.  A bare program name (``python3``) is
     left for the ``PATH`` lookup; absolute and ``~`` paths are kept."""
-    if base is None or not argv:
-        return argv
-    if Path(argv[0]).name in _SHELLS and "-c" in argv[1:]:
-        return argv  # inline code, no script file
-    index = next((i for i, a in enumerate(argv) if a.lower().endswith(SCRIPT_EXTENSIONS)), None)
+    index = _script_index(argv) if base is not None else None
     if index is None:
-        index = next((i for i, a in enumerate(argv) if "/" in a or a.startswith("~")), 0)
+        return argv
     chosen = argv[index]
     if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
         return argv
     return [*argv[:index], os.path.join(os.fspath(base), chosen), *argv[index + 1 :]]
+
+
+def script_for_argv(argv: Sequence[str]) -> Path | None:
+    """The script split arguments run, per D-73 (see :func:`script_for_command`);
+    an entry's ``argv`` gives it as resolved against the home."""
+    index = _script_index(argv)
+    if index is None:
+        return None
+    chosen = argv[index]
+    if index == 0 and "/" not in chosen and not chosen.startswith("~"):
+        found = shutil.which(chosen)
+        if found:
+            return Path(found)
+    return Path(os.path.expanduser(chosen))
 
 
 def script_for_command(command: str) -> Path | None:
@@ -155,18 +178,7 @@ def script_for_command(command: str) -> Path | None:
         parts = split_command(command)
     except ValueError:
         return None
-    if not parts:
-        return None
-    if Path(parts[0]).name in _SHELLS and "-c" in parts[1:]:
-        return None
-    chosen = next((p for p in parts if p.lower().endswith(SCRIPT_EXTENSIONS)), None)
-    if chosen is None:
-        chosen = next((p for p in parts if "/" in p or p.startswith("~")), parts[0])
-    if chosen is parts[0] and "/" not in chosen and not chosen.startswith("~"):
-        found = shutil.which(chosen)
-        if found:
-            return Path(found)
-    return Path(os.path.expanduser(chosen))
+    return script_for_argv(parts)
 
 
 # -- parsed entries --------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_hooks import consent
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.adapters.shell_config import ShellEntry, script_for_command
+from hermes_hooks.adapters.shell_config import ShellEntry, script_for_argv
 from hermes_hooks.adapters.shell_output import Outcome
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def program_problem(entry: ShellEntry) -> str | None:
             return f"{program} is not executable (chmod +x it)"
     elif shutil.which(program) is None:
         return f"{program} not found on PATH"
-    script = script_for_command(entry.command)
+    script = script_for_argv(entry.argv)
     if script is not None and str(script) != program and os.sep in str(script):
         if not script.is_file():
             return f"script {script} not found"
@@ -319,7 +319,7 @@ def check_shell_hooks(hooks: Hooks) -> list[Finding]:
             findings.append(Finding("error", subject, broken))
         else:
             findings.append(Finding("ok", subject, "program found and executable"))
-        script = script_for_command(entry.command)
+        script = script_for_argv(entry.argv)
         if script is not None and script.exists():  # the script, and where it lives
             code = [script, script.parent]
             findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
