@@ -253,13 +253,9 @@ def _run_all(
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        # Workers fork from a clean server process that has the package imported once:
-        # they start fast and inherit no threads or held locks of this process.
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["hermes_hooks.host.job", "hermes_hooks.cli.replay_cmd"])
-    else:
-        context = multiprocessing.get_context("spawn")
+    # Fresh interpreters: no threads or held locks inherited, and nothing left running
+    # once the pool shuts down (a fork server would outlive the command's caller).
+    context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
         work = [(path, header, options) for path, header, _ in jobs]
         for number, result in enumerate(pool.map(_worker, work)):
