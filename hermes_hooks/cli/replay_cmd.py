@@ -217,17 +217,6 @@ def _options(args: argparse.Namespace) -> ReplayOptions:
     )
 
 
-def _worker(job: tuple[str, Header, ReplayOptions]) -> ReplayResult:
-    """One recording in a worker process, its output collected (hooks' prints go to
-    the worker's stderr)."""
-    from hermes_hooks.host.job import replay_file
-
-    path, header, options = job
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return replay_file(path, header, options)
-
-
 def _run_all(
     jobs: list[tuple[str, Header, int]],
     options: ReplayOptions,
@@ -250,15 +239,14 @@ def _run_all(
                 if progress is not None:
                     progress.clear()
         return results
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ThreadPoolExecutor
 
-    # Fresh interpreters: no threads or held locks inherited, and nothing left running
-    # once the pool shuts down (a fork server would outlive the command's caller).
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=context) as pool:
-        work = [(path, header, options) for path, header, _ in jobs]
-        for number, result in enumerate(pool.map(_worker, work)):
+    from hermes_hooks.host.worker import run_in_worker
+
+    # Each recording in its own worker process; the threads here only wait for them.
+    with ThreadPoolExecutor(min(workers, len(jobs))) as pool:
+        done = pool.map(lambda job: run_in_worker(job[0], options), jobs)
+        for number, result in enumerate(done):
             write(separator(number) + result.output)
             results.append(result)
     return results
