@@ -142,8 +142,8 @@ def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list
     absolute against ``base`` (the home) when it is a relative path, so a home's hooks
     run the same from any working directory.  A bare program name (``python3``) is
     left for the ``PATH`` lookup; absolute and ``~`` paths are kept."""
-    index = _script_index(argv) if base is not None else None
-    if index is None:
+    index = _script_index(argv)
+    if base is None or index is None:
         return argv
     chosen = argv[index]
     if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
