@@ -9,6 +9,7 @@ every ``--fail-on`` hit collected with the turn and the callback that caused it.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -149,17 +150,43 @@ def _signature(target: Target) -> str:
     return "github+standard" if target.signature == "standard" else "github"
 
 
+class _RealHomePath(logging.Filter):
+    """Shows the user's home where a message names the replay's copy of it."""
+
+    def __init__(self, copy: str, real: str) -> None:
+        super().__init__()
+        self.copy, self.real = copy, real
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if self.copy in message:
+            record.msg, record.args = message.replace(self.copy, self.real), None
+        return True
+
+
 @contextmanager
 def _loaded_home(options: ReplayOptions) -> Iterator[str | None]:
-    """The home to load: the real one (``--in-place``) or a throw-away copy."""
+    """The home to load: the real one (``--in-place``) or a throw-away copy, whose
+    path log messages show as the real home's."""
     if options.in_place:
         yield options.home
         return
     from hermes_hooks.config import resolve_home
     from hermes_hooks.host.sandbox import home_copy
 
-    with home_copy(resolve_home(options.home)) as copy:
-        yield str(copy)
+    real = resolve_home(options.home)
+    with home_copy(real) as copy:
+        handlers = list(logging.getLogger().handlers)
+        if not handlers and logging.lastResort is not None:
+            handlers = [logging.lastResort]
+        rename = _RealHomePath(str(copy), str(real))
+        for handler in handlers:
+            handler.addFilter(rename)
+        try:
+            yield str(copy)
+        finally:
+            for handler in handlers:
+                handler.removeFilter(rename)
 
 
 def _surface(platform: str, chosen: str | None) -> str:

@@ -52,11 +52,27 @@ def home_copy(home: str | os.PathLike[str]) -> Iterator[Path]:
     leads there).  A home that does not exist yields an empty directory, as loading
     a missing home loads nothing.
     """
+    from hermes_hooks.errors import ConfigError
+
     source = Path(home).expanduser()
     with tempfile.TemporaryDirectory(prefix="hermes-replay-") as scratch:
         target = Path(scratch) / (source.name or "home")
-        if source.is_dir():
-            shutil.copytree(source, target, symlinks=True, ignore=_ignore)
-        else:
-            target.mkdir()
+        try:
+            if source.is_dir():
+                shutil.copytree(source, target, symlinks=True, ignore=_ignore)
+            else:
+                target.mkdir()
+        except (OSError, shutil.Error) as exc:
+            raise ConfigError(
+                f"{source}: cannot copy the home for a replay ({_first(exc)}); make it "
+                "readable, or pass --in-place to replay on the home itself"
+            ) from None
         yield target
+
+
+def _first(exc: BaseException) -> str:
+    """The first problem of a copy (``shutil.Error`` carries a list of them)."""
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list):
+        source, _, why = exc.args[0][0]
+        return f"{source}: {why}"
+    return str(exc)

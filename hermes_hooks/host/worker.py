@@ -10,6 +10,7 @@ worker's stderr, which is the caller's.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -19,11 +20,15 @@ from typing import Any
 from hermes_hooks.host.job import Hit, ReplayOptions, ReplayResult, replay_file
 from hermes_hooks.host.timeline import Summary
 
-__all__ = ["run_in_worker"]
+__all__ = ["USAGE", "run_in_worker"]
+
+#: The worker's exit code for bad input (the CLI's usage exit code).
+USAGE = 2
 
 
 def _job(path: str, options: ReplayOptions) -> bytes:
-    return json.dumps({"path": path, "options": asdict(options)}).encode("utf-8")
+    level = logging.getLogger().getEffectiveLevel()
+    return json.dumps({"path": path, "options": asdict(options), "log_level": level}).encode()
 
 
 def _result(data: dict[str, Any]) -> ReplayResult:
@@ -38,7 +43,7 @@ def _result(data: dict[str, Any]) -> ReplayResult:
 
 def run_in_worker(path: str, options: ReplayOptions) -> ReplayResult:
     """Replay the validated recording at ``path`` in a new worker process."""
-    from hermes_hooks.errors import HermesHooksError
+    from hermes_hooks.errors import ConfigError, HermesHooksError
 
     done = subprocess.run(
         [sys.executable, "-m", "hermes_hooks.host.worker"],
@@ -46,6 +51,8 @@ def run_in_worker(path: str, options: ReplayOptions) -> ReplayResult:
         stdout=subprocess.PIPE,
         check=False,
     )
+    if done.returncode == USAGE:
+        raise ConfigError(f"{path}: not replayed (the reason is above)")
     if done.returncode != 0:
         raise HermesHooksError(
             f"{path}: the replay worker failed (exit {done.returncode}; its errors are above)"
@@ -55,16 +62,26 @@ def run_in_worker(path: str, options: ReplayOptions) -> ReplayResult:
 
 def main() -> int:
     """The worker: one job in, one result out."""
+    from hermes_hooks.errors import ConfigError, RecordingError, UnknownHookError
     from hermes_hooks.host.recording import scan_recording
 
     job = json.loads(sys.stdin.buffer.read())
+    logging.basicConfig(  # as the command line configures it, at the caller's level
+        level=job.get("log_level", logging.WARNING),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     report = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the hooks' output goes to stderr; stdout carries the result only
     sys.stdout = sys.stderr
     options = job["options"]
     options["fail_on"] = tuple(options["fail_on"])
-    header, _ = scan_recording(job["path"])
-    result = replay_file(job["path"], header, ReplayOptions(**options))
+    try:
+        header, _ = scan_recording(job["path"])
+        result = replay_file(job["path"], header, ReplayOptions(**options))
+    except (ConfigError, RecordingError, UnknownHookError) as exc:
+        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        return USAGE  # the message is the caller's to relay, as in one process
     data = asdict(result)
     report.write(json.dumps(data, ensure_ascii=False))
     report.close()

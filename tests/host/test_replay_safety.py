@@ -401,3 +401,16 @@ def test_the_quickstart_shows_every_system_without_a_warning(tmp_path: Path) -> 
         "      captured webhook ci-notify → https://ci.example.com/hermes-events  on_session_end, "
     ) in out
     assert "  callback errors        0  (timeouts 0, skipped 0;" in out
+
+
+def test_messages_name_the_real_home_not_the_copy(
+    home: Path, capsys: Any, tmp_path: Path, caplog: Any
+) -> None:
+    (home / "config.yaml").write_text("plugins: [\n", encoding="utf-8")  # broken YAML
+    recording = write_recording(tmp_path / "one.jsonl", ONE_CALL)
+    code, _, _ = replay(capsys, "--home", str(home), recording, flags=("--no-entry-points",))
+    assert code == 0
+    messages = [r.getMessage() for r in caplog.records if "not valid YAML" in r.getMessage()]
+    assert messages
+    assert messages[0].startswith(f"{home / 'config.yaml'}: not valid YAML")
+    assert all("hermes-replay-" not in m for m in messages)
