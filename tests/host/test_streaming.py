@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_hooks.host.loop import ReferenceHost
 from hermes_hooks.host.payloads import sanitise, sent_message
 from hermes_hooks.host.recording import open_recording
@@ -79,3 +81,24 @@ def test_an_opened_recording_streams_the_file_again_on_each_pass(tmp_path: Path)
     assert first == ["a", "b"]
     assert [e.user.text for e in opened.exchanges] == first
     assert not isinstance(opened.exchanges, list)
+
+
+def test_payloads_nobody_listens_to_are_not_built(
+    make_hooks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hermes_hooks.host.model_calls as model_calls
+
+    built: list[Any] = []
+
+    def counting(value: Any) -> Any:
+        built.append(value)
+        return sanitise(value)
+
+    monkeypatch.setattr(model_calls, "sanitise", counting)
+    rec = recording(header(), user("a"), say("1"), user("b"), say("2"))
+    ReferenceHost(make_hooks()).replay(rec)
+    assert built == []  # no request envelope for a pre/post_api_request nobody hears
+    hooks = make_hooks()
+    on(hooks, "pre_api_request", lambda **kwargs: None)
+    ReferenceHost(hooks).replay(rec)
+    assert len(built) == 4  # model and tools of the request, for each of the 2 calls
