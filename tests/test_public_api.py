@@ -96,10 +96,13 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "ToolOutcome",
         "ToolRunner",
         "delivery_stats",
+        "iter_recording",
         "load_recording",
+        "open_recording",
         "parse_recording",
         "render_text",
         "replay",
+        "scan_recording",
         "summary_lines",
     ],
     "hermes_hooks.prompt_sections": [

@@ -36,6 +36,7 @@ from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_times
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.report import Finding, Section
+    from hermes_hooks.webhooks.capture import CaptureLane
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
 
@@ -93,7 +94,7 @@ class OutboundSource:
         self._context = context
         self.targets = targets
         self.skipped = skipped
-        self.lanes: dict[int, Lane | DurableLane] = {}
+        self.lanes: dict[int, Lane | DurableLane | CaptureLane] = {}
         self.outbox: Outbox | None = None
         self.outbox_error: str | None = None
         self._owners: set[str] = set()
@@ -145,9 +146,12 @@ class OutboundSource:
         """Flush every lane together within ``timeout`` seconds in total (D-79)."""
         if not self.lanes:
             return
+        from hermes_hooks.webhooks.capture import CaptureLane
         from hermes_hooks.webhooks.delivery import flush_lanes
 
-        flush_lanes(self.lanes.values(), timeout)
+        flush_lanes(
+            [lane for lane in self.lanes.values() if not isinstance(lane, CaptureLane)], timeout
+        )
         if self.outbox is not None and not any(
             lane.durable and lane.worker_alive for lane in self.lanes.values()
         ):
@@ -189,9 +193,13 @@ class OutboundSource:
             )
             return None
 
-    def _lane(self, target: Target) -> Lane | DurableLane:
+    def _lane(self, target: Target) -> Lane | DurableLane | CaptureLane:
+        from hermes_hooks.webhooks.capture import CaptureLane, active_sink
         from hermes_hooks.webhooks.delivery import DurableLane, Lane
 
+        sink = active_sink()
+        if sink is not None:  # a replay: build and sign, but keep instead of sending
+            return CaptureLane(target, sink)
         if target.durable:
             if self.outbox is None and self.outbox_error is None:
                 self.outbox = self._open_outbox()

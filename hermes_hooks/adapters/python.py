@@ -200,7 +200,9 @@ class PythonSource:
                 "failed, or it found no configuration)"
             )
             record.warnings.append(message)
-            log.warning("Plugin '%s' %s", record.key, message)
+            # INFO, not WARNING: a plugin that stays dormant until configured is normal at
+            # every start; list and doctor show it as a warning to whoever looks.
+            log.info("Plugin '%s' %s", record.key, message)
 
     def _directory_candidates(
         self, root: Path, source: str

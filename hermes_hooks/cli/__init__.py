@@ -38,6 +38,7 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.approve_cmd",
     "hermes_hooks.cli.revoke_cmd",
     "hermes_hooks.cli.import_claude_cmd",
+    "hermes_hooks.cli.import_session_cmd",
     "hermes_hooks.cli.emit_cmd",
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
@@ -87,15 +88,19 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMANDS:
         module = importlib.import_module(module_name)
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub = subparsers.add_parser(
+            module.NAME,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=getattr(module, "EPILOG", None),  # e.g. a command's own exit codes
+        )
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        sub.add_argument(
-            "--accept-hooks",
-            action="store_true",
-            default=argparse.SUPPRESS,
-            help=argparse.SUPPRESS,
-        )
+        # The global switches work after the command name too (``replay --no-entry-points``).
+        for flag in ("--accept-hooks", "--no-entry-points"):
+            sub.add_argument(
+                flag, action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+            )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run, creates_home=getattr(module, "CREATES_HOME", False))
     return parser
