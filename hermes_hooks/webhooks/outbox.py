@@ -169,12 +169,7 @@ class Outbox:
     ) -> int:
         """Store a new pending event, due at once; return its row id."""
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO outbox (target, url, event, delivery_id, timestamp, body, "
-                "created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (target, url, event, delivery_id, timestamp, body, now, now),
-            )
-            return int(cursor.lastrowid or 0)
+            return self._insert((target, url, event, delivery_id, timestamp, body, now, now))
 
     def try_add(
         self,
@@ -197,20 +192,24 @@ class Outbox:
         try:
             self._db.execute("PRAGMA busy_timeout = 0")
             try:
-                cursor = self._db.execute(
-                    "INSERT INTO outbox (target, url, event, delivery_id, timestamp, body, "
-                    "created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (target, url, event, delivery_id, timestamp, body, now, now),
-                )
+                return self._insert((target, url, event, delivery_id, timestamp, body, now, now))
             except sqlite3.OperationalError as exc:
                 if _is_busy(exc):
                     return None
                 raise
             finally:
                 self._db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
-            return int(cursor.lastrowid or 0)
         finally:
             self._lock.release()
+
+    def _insert(self, values: tuple[object, ...]) -> int:
+        """One new pending row (the caller holds the lock); its row id."""
+        cursor = self._db.execute(
+            "INSERT INTO outbox (target, url, event, delivery_id, timestamp, body, "
+            "created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+        return int(cursor.lastrowid or 0)
 
     def claim_next(self, target: str, now: float, lease: float) -> Row | None:
         """Claim the earliest due pending row of ``target`` for this process."""
