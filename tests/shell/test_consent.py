@@ -527,16 +527,19 @@ def test_a_command_that_resolves_elsewhere_while_the_prompt_is_shown_is_not_appr
 ) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     for directory in (first, second):
-        write_script(directory / "hook.sh", sh("cat >/dev/null"))
-    write_config(home, {"post_tool_call": [{"command": "./hook.sh"}]})
-    monkeypatch.chdir(first)
-    terminal = EditingTerminal(lambda: os.chdir(second))
+        write_script(directory / "myhook", sh("cat >/dev/null"))
+    system_path = os.environ["PATH"]
+    monkeypatch.setenv("PATH", f"{first}{os.pathsep}{system_path}")
+    write_config(home, {"post_tool_call": [{"command": "myhook"}]})
+    terminal = EditingTerminal(
+        lambda: monkeypatch.setenv("PATH", f"{second}{os.pathsep}{first}{os.pathsep}{system_path}")
+    )
     monkeypatch.setattr(sys, "stderr", terminal)
     tty_stdin(b"y\n")
     hooks = load()
     assert terminal.getvalue().endswith(
-        f"✗ Not approved: the command now resolves to {second / 'hook.sh'}, not "
-        f"{first / 'hook.sh'} while you were reading. Review it again; you will be asked "
+        f"✗ Not approved: the command now resolves to {second / 'myhook'}, not "
+        f"{first / 'myhook'} while you were reading. Review it again; you will be asked "
         "at the next start.\n"
     )
     assert registered(hooks) == []

@@ -12,12 +12,14 @@ The file is the spec's document, one approval per ``(event, command)`` pair::
 
 Commands compare trimmed and unexpanded (D-67).  ``program_path`` and ``script_path``
 pin where the command led when it was approved (:mod:`.pin`): a command that resolves
-elsewhere at firing time (another current directory, another ``PATH``) is refused until
-it is approved again (:func:`refusal`).  An entry without them (hand-written, or from
-before pinning) approves only a command whose files the text alone fixes (absolute
-paths); one that goes through the current directory or ``PATH`` needs re-approval.  The
-mtime and hash are the baseline ``list`` and ``doctor`` compare against to flag edits
-(D-73), the hash catching edits that preserved the mtime; edits never stop a hook.
+elsewhere at firing time (a bare name or interpreter found elsewhere on ``PATH``) is
+refused until it is approved again (:func:`refusal`).  Relative paths resolve against
+the home, so they name the same file from any working directory.  An entry without the
+pin (hand-written, or from before pinning) approves only a command whose files its text
+and home alone fix (absolute or home-relative paths); one that goes through ``PATH``
+needs re-approval.  The mtime and hash are the baseline ``list`` and ``doctor`` compare
+against to flag edits (D-73), the hash catching edits that preserved the mtime; edits
+never stop a hook.
 
 Writes are atomic (a temporary file renamed over the old one, mode 0600) and serialised
 across processes by ``flock`` on a sibling ``.lock`` file, so concurrent approvals never
@@ -132,9 +134,9 @@ def approve_hint(event: str, command: str) -> str:
 
 
 def reapprove_hint(event: str, command: str, now: Resolution | None) -> str:
-    """How to re-approve a refused command: ``approve`` pins what the command resolves
-    to from where it is run, so a command that depends on the current directory must
-    be approved from the agent's."""
+    """How to re-approve a refused command.  ``approve`` resolves relative paths
+    against the home, so only a command resolved without a home (one that depends on
+    the current directory) must be approved from the agent's directory."""
     where = ""
     if now is not None and CWD in now.depends_on:
         where = " from the directory the agent runs in"
@@ -265,9 +267,9 @@ def refusal(approval: Approval, now: Resolution | None) -> str | None:
     """Why an approved command must not run now, or None when it may.
 
     A pinned approval runs only while the command resolves to the pinned files.  An
-    unpinned one runs only when its text alone fixes the files: trusting the files it
-    finds now would approve whatever the current directory or ``PATH`` offers, so it
-    needs re-approval instead (re-approving pins it).
+    unpinned one runs only when its text and home alone fix the files: trusting the
+    files it finds now would approve whatever ``PATH`` (or, without a home, the current
+    directory) offers, so it needs re-approval instead (re-approving pins it).
     """
     if now is None:
         return None  # a command that cannot be split is never registered
@@ -382,7 +384,8 @@ class Allowlist:
 
     def approve(self, event: str, command: str, shown: Baseline | None = None) -> Approval:
         """Record (or refresh) the approval of ``(event, command)``, pinning ``shown``
-        (what the user was shown) or, by default, where the command leads from here.
+        (what the user was shown) or, by default, where the command leads now, relative
+        paths taken from the home.
 
         Raises ``OSError`` when the file cannot be written.
         """

@@ -1,10 +1,9 @@
 """Where a shell hook's command leads: its program and its script as absolute paths.
 
-A command such as ``./hook.sh``, ``myhook`` or ``python3 hook.py`` names files through
-the current directory and ``PATH``, so the same text runs different files from one
-directory (or one ``PATH``) to the next.  Consent therefore pins what the text resolved
-to when it was approved, and a firing whose :func:`resolve` differs is refused
-(:func:`hermes_hooks.adapters.shell.consent.refusal`).
+A command such as ``myhook`` or ``python3 hook.py`` names its program through ``PATH``,
+so the same text runs different files from one ``PATH`` to the next.  Consent therefore
+pins what the text resolved to when it was approved, and a firing whose :func:`resolve`
+differs is refused (:func:`hermes_hooks.adapters.shell.consent.refusal`).
 
 The resolution follows what the spawn does, without touching the files:
 
