@@ -152,7 +152,7 @@ class ShellSource:
         """("approved", how) or (the reason it is not).
 
         An approved command that no longer leads to the files its approval pinned (or
-        an unpinned one that goes through the current directory or ``PATH``) needs
+        an unpinned one that goes through ``PATH``) needs
         re-approval: a bypass or the prompt may give it; without one it is registered
         all the same and refuses every firing while the files differ, so a fail-closed
         gate blocks instead of silently not guarding.

@@ -181,6 +181,8 @@ def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list
     chosen = argv[index]
     if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
         return argv
+    while chosen.startswith("./"):  # only the leading ./ goes: no other normalising
+        chosen = chosen[2:].lstrip("/")
     return [*argv[:index], os.path.join(os.fspath(base), chosen), *argv[index + 1 :]]
 
 
