@@ -21,10 +21,10 @@ Each error that also derives from a built-in keeps that built-in for the callers
 caught it before the tree existed (``except ValueError`` around a verification, for
 example).
 
-Outside the tree, on purpose: the dispatcher's internal ``TimedOut`` family
-(``hermes_hooks._workers``) signals a callback that ran past its limit between two
-private modules and never reaches a caller, and ``KeyboardInterrupt`` is never
-swallowed anywhere in the package.
+Outside the tree, on purpose: the internal ``TimedOut`` family
+(``hermes_hooks._workers``, and the gateway lanes' ``Overran``) signals a callback that
+ran past its limit between private modules and never reaches a caller, and
+``KeyboardInterrupt`` is never swallowed anywhere in the package.
 """
 
 from __future__ import annotations

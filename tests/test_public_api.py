@@ -154,6 +154,7 @@ OUTSIDE_THE_TREE = {
     "hermes_hooks._workers.Suppressed",
     "hermes_hooks._workers.Hung",
     "hermes_hooks._workers.Busy",
+    "hermes_hooks.gateway.lanes.Overran",
 }
 
 

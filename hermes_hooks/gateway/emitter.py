@@ -31,7 +31,7 @@ from hermes_hooks._log import WarnOnce
 from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
-from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, await_bounded
+from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, Overran, await_bounded
 from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
@@ -109,15 +109,24 @@ def _plain_copy(value: Any) -> Any:
 
 
 def _copy_context(context: Mapping[str, Any]) -> dict[str, Any]:
-    """A private deep copy per call (D-01); uncopyable values fall back to sharing."""
+    """A private deep copy per call (D-01); uncopyable values fall back to sharing.
+
+    Never raises: a context nested past the recursion limit, or holding a cycle (which
+    the plain copy would follow forever), is copied by ``copy.deepcopy`` where it can
+    be, else value by value, else shared as it is.
+    """
     try:
         return {k: _plain_copy(v) for k, v in context.items()}
-    except _NotPlain:
+    except (_NotPlain, RecursionError):
         pass
     try:
         return copy.deepcopy(dict(context))
-    except Exception:
+    except Exception:  # RecursionError included: too deep to copy at all
+        pass
+    try:
         return {k: clone_payload_value(v) for k, v in context.items()}
+    except Exception:
+        return dict(context)
 
 
 class GatewayEmitter:
@@ -299,6 +308,10 @@ class GatewayEmitter:
         where = str(hook.path)
         try:
             result = await self._call(hook, event, context)
+            if hook.is_async and self.timeout and time.perf_counter() - started > self.timeout:
+                # It blocked the loop instead of awaiting, so the bound could not cancel
+                # it: an answer that late must not count (a late deny would still block).
+                raise Overran(f"blocked the event loop past {self.timeout:g} s")
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
             fault = fault_of(exc)
             detail = self._report(hook, event, fault)
@@ -332,6 +345,12 @@ class GatewayEmitter:
             return fault.text
         if fault.kind == "timeout":
             how = "cancelled" if hook.is_async else "abandoned on its thread"
+            if isinstance(fault.exc, Overran):
+                how = (
+                    "it blocked the event loop instead of awaiting, so it could not be "
+                    "cancelled; its answer is ignored. Fix: await (asyncio.sleep, "
+                    "asyncio.to_thread for blocking work) inside async handlers"
+                )
             warn_fault(
                 self._warnings,
                 log,

@@ -23,10 +23,17 @@ from typing import Any
 
 from hermes_hooks._workers import TimedOut
 
-__all__ = ["LANE_CAPACITY", "Lane", "await_bounded"]
+__all__ = ["LANE_CAPACITY", "Lane", "Overran", "await_bounded"]
 
 #: Pending events per hook before new ones are dropped (D-01).
 LANE_CAPACITY = 256
+
+
+class Overran(TimedOut):
+    """An async handler finished after its limit without ever yielding to the loop (a
+    blocking call such as ``time.sleep``), so it could not be cancelled; what it
+    returned is ignored, as a handler cut off at the limit would have returned nothing.
+    """
 
 
 async def await_bounded(awaitable: Awaitable[Any], limit: float | None) -> Any:

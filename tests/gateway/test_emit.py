@@ -451,3 +451,54 @@ def test_values_beyond_json_are_deep_copied_too(hooks_dir: Path, load_gateway: A
     run(main())
     assert probe.seen("b-reads") == [("agent:start", {"tags": {"vip"}, "pair": ("x", ["y"])})]
     assert context == {"tags": {"vip"}, "pair": ("x", ["y"])}
+
+
+@pytest.mark.parametrize("shape", ["deep", "cyclic"])
+def test_emit_never_raises_on_a_deep_or_cyclic_context(
+    hooks_dir: Path, load_gateway: Any, shape: str
+) -> None:
+    write_hook(hooks_dir, "any")
+    hooks: Hooks = load_gateway()
+    context: dict[str, Any] = {"n": 1}
+    if shape == "deep":
+        inner: dict[str, Any] = context
+        for _ in range(100_000):  # far past the recursion limit
+            inner["next"] = {}
+            inner = inner["next"]
+    else:
+        context["self"] = context
+
+    async def main() -> None:
+        await hooks.gateway.emit("agent:start", context)
+        assert await hooks.gateway.drain(5)
+
+    run(main())
+    ((event, received),) = probe.seen("any")
+    assert (event, received["n"]) == ("agent:start", 1)
+    if shape == "cyclic":  # deep-copied with its cycle, not shared with the host
+        copied = received["self"]
+        assert copied["self"] is copied and copied is not context
+
+
+def test_an_async_handler_that_blocks_the_loop_past_the_limit_does_not_decide(
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = """
+    import time
+
+    async def handle(event_type, context):
+        time.sleep(0.5)  # blocks the loop: the bound cannot cancel it
+        return {"decision": "deny", "message": "too late to count"}
+    """
+    write_hook(hooks_dir, "sleepy", events=["command:reset"], body=body)
+    hooks: Hooks = load_gateway(timeout=0.2)
+
+    decision = run(hooks.gateway.emit_command("reset"))
+    assert decision.allowed
+    path = hooks_dir / "sleepy" / "handler.py"
+    assert messages(caplog) == [
+        f"[hooks] sleepy ({path}) timed out after 0.2 s handling command:reset — it blocked "
+        "the event loop instead of awaiting, so it could not be cancelled; its answer is "
+        "ignored. Fix: await (asyncio.sleep, asyncio.to_thread for blocking work) inside "
+        "async handlers"
+    ]
