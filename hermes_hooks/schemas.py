@@ -256,6 +256,7 @@ def _config_hooks_schema() -> dict[str, Any]:
             "fail_closed": {"type": "boolean"},
             "failClosed": {"type": "boolean"},
             "dialect": {"enum": list(DIALECTS)},
+            "persistent": {"type": "boolean"},
         },
         "required": ["command"],
     }

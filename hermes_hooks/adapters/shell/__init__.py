@@ -14,6 +14,7 @@ The package, one job per module:
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
+* :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
 * :mod:`.output` -- the one interpretation core shared by every dialect;
 * :mod:`.dialects` -- the :class:`~.dialects.Dialect` protocol, the Hermes dialect, the
   Claude Code dialect and its settings importer;
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -167,15 +169,22 @@ class ShellSource:
         return ShellRecord(entry, "registered", how, hook=hook)
 
     def unload(self) -> None:
-        """Remove every callback this source registered (a reload starts here, D-08)."""
+        """Remove every callback this source registered (a reload starts here, D-08)
+        and end the processes of its persistent entries."""
         self._manager.unregister_owner(self.owner)
+        self.close(1.0)
         held = _REGISTERED.get(self._manager)
         if held is not None:
             held.difference_update(self._keys)
         self._keys.clear()
 
     def close(self, timeout: float) -> None:
-        """Nothing runs in the background: hooks run on the firing thread."""
+        """End the processes of persistent entries within ``timeout`` seconds in total
+        (per-firing hooks run on the firing thread: nothing else runs in the background)."""
+        deadline = time.monotonic() + timeout
+        for record in self.entries:
+            if record.hook is not None and record.hook.process is not None:
+                record.hook.close(max(0.0, deadline - time.monotonic()))
 
     def section(self) -> Section:
         """This source's part of ``hermes-hooks list``: each entry with its settings,

@@ -43,6 +43,7 @@ class ShellEntry:
     claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
     declared: str | None = None  # the event key as written, when not ours (PreToolUse)
     rank: int = 0  # the order among the shell entries of ``event`` (D-19)
+    persistent: bool = False  # started once and kept running (one JSON line per firing)
 
     @property
     def key(self) -> tuple[str, str | None, str, str]:

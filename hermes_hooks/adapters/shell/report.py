@@ -19,7 +19,7 @@ from hermes_hooks._perms import loose_paths
 from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
 from hermes_hooks.adapters.shell.consent import Allowlist, Approval, approve_hint, drift
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.synthetic import synthetic_payload
 
@@ -215,7 +215,7 @@ def section(source: LoadedShell) -> Section:
 
 def _smoke(record: ShellRecord, subject: str) -> Finding:
     """D-85: fire the hook once on the synthetic payload, with its own timeout."""
-    outcome = ShellHook(record.entry, None).run(synthetic_payload(record.entry.event))
+    outcome = run_once(record.entry, synthetic_payload(record.entry.event))
     result = outcome.result
     took = f"{result.elapsed:.3f}s"
     if result.error is not None:
