@@ -6,7 +6,6 @@ import argparse
 from typing import Any
 
 from hermes_hooks._contract import Contract
-from hermes_hooks._manager import unknown_hook
 from hermes_hooks.hookspecs import CATALOGUE
 
 NAME = "hooks"
@@ -33,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     names = list(CATALOGUE)
     if args.hook:
         if args.hook not in CATALOGUE:
+            from hermes_hooks._manager import unknown_hook  # loaded only on this path
+
             raise unknown_hook(args.hook)
         names = [args.hook]
     rows: list[dict[str, Any]] = [

@@ -30,16 +30,10 @@ import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.adapters.shell.dialects.claude_import import (
-    Converted,
-    Import,
-    approve_line,
-    default_files,
-    describe_file,
-    run_import,
-)
+if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
+    from hermes_hooks.adapters.shell.dialects.claude_import import Converted, Import
 
 NAME = "import-claude"
 HELP = "convert the hooks of Claude Code settings files into dialect: claude-code entries"
@@ -91,6 +85,8 @@ def render_yaml(result: Import) -> str:
 
 def report_lines(result: Import) -> list[str]:
     """What was not converted, notes per entry, wrappers, and how to approve."""
+    from hermes_hooks.adapters.shell.dialects.claude_import import approve_line
+
     lines: list[str] = []
     for source in result.files:
         if source.status != "read" and (source.explicit or source.status != "not found"):
@@ -188,6 +184,11 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, then print the YAML or write it."""
+    from hermes_hooks.adapters.shell.dialects.claude_import import (
+        default_files,
+        describe_file,
+        run_import,
+    )
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.cli.config_edit import ConfigEditError
 
