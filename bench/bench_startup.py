@@ -98,8 +98,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
             figures["load/import"].append(medians["load"] / medians["import"])
             figures["load-no-ep/import"].append(medians["load-no-ep"] / medians["import"])
             print(
-                "  "
-                + ", ".join(f"{name} {value * 1e3:.1f} ms" for name, value in medians.items()),
+                "  " + ", ".join(f"{name} {value * 1e3:.1f} ms" for name, value in medians.items()),
                 file=sys.stderr,
             )
     return [

@@ -91,6 +91,8 @@ _SECRET_WORD = (
     r"(?:api[_-]?key|apikey|secret|token|password|passwd|passphrase|credentials?"
     r"|authorization|private[_-]?key|access[_-]?key|session[_-]?key)"
 )
+
+
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     """(secret name, keyed value, token shapes), compiled on first use: most runs never

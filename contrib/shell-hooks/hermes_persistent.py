@@ -32,7 +32,7 @@ What :func:`serve` does for you:
   agent counts the firing as failed (a ``fail_closed`` gate blocks) and starts the
   script again on the next firing.
 
-Only the standard library is used, so it runs on any Python 3.8+.
+Only the standard library is used (Python 3.10+).
 """
 
 from __future__ import annotations
@@ -41,15 +41,16 @@ import contextlib
 import json
 import sys
 import traceback
-from typing import Any, BinaryIO, Callable, Dict, Optional
+from collections.abc import Callable
+from typing import Any, BinaryIO
 
 __all__ = ["serve"]
 
-Handler = Callable[[Dict[str, Any]], Optional[Dict[str, Any]]]
+Handler = Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
-def _answer(out: BinaryIO, answer: Optional[Dict[str, Any]], ident: Any) -> None:
-    document: Dict[str, Any] = {} if ident is None else {"id": ident}
+def _answer(out: BinaryIO, answer: dict[str, Any] | None, ident: Any) -> None:
+    document: dict[str, Any] = {} if ident is None else {"id": ident}
     if answer:
         document.update((k, v) for k, v in answer.items() if k != "id")
     if ident is None and not answer:
@@ -58,7 +59,7 @@ def _answer(out: BinaryIO, answer: Optional[Dict[str, Any]], ident: Any) -> None
     out.flush()
 
 
-def _call(decide: Handler, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _call(decide: Handler, event: dict[str, Any]) -> dict[str, Any] | None:
     with contextlib.redirect_stdout(sys.stderr):
         answer = decide(event)
     if answer is not None and not isinstance(answer, dict):
@@ -66,9 +67,7 @@ def _call(decide: Handler, event: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return answer
 
 
-def serve(
-    decide: Handler, stdin: Optional[BinaryIO] = None, stdout: Optional[BinaryIO] = None
-) -> int:
+def serve(decide: Handler, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """Answer firings with ``decide`` until stdin ends; return (and, when called with the
     process's own streams, exit with) the exit status."""
     own = stdin is None and stdout is None

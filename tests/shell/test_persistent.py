@@ -19,7 +19,7 @@ from hermes_hooks.adapters.shell.config import parse_hooks
 from hermes_hooks.adapters.shell.hook import ShellHook
 from hermes_hooks.hooks import Hooks
 from tests.conftest import tool_payload
-from tests.shell.conftest import approve, py, warnings_of, write_config, write_script
+from tests.shell.conftest import approve, py, warnings_of, write_config
 from tests.shell.test_run import process_gone, wait_gone
 
 # A hook speaking the protocol by hand.  Each request is logged to requests.jsonl next
@@ -167,10 +167,16 @@ def test_an_extra_answer_line_is_caught_by_the_next_firing_at_the_latest(
     script = home / "agent-hooks" / "guard.py"
     messages = [fire(hooks, "print").message, fire(hooks).message]  # type: ignore[attr-defined]
     assert messages in (
-        [f"hook {script} failed closed: garbled answer: more than one answer line "
-         "(process group killed)", None],
-        [None, f"hook {script} failed closed: garbled answer: an answer with id 1, "
-         "expected 2 (process group killed)"],
+        [
+            f"hook {script} failed closed: garbled answer: more than one answer line "
+            "(process group killed)",
+            None,
+        ],
+        [
+            None,
+            f"hook {script} failed closed: garbled answer: an answer with id 1, "
+            "expected 2 (process group killed)",
+        ],
     )
     assert fire(hooks).action == "allow"  # type: ignore[attr-defined]
 
@@ -268,9 +274,7 @@ def test_unload_ends_the_process(persistent_gate: Callable[..., Hooks]) -> None:
     assert wait_gone(pid)
 
 
-def test_a_changed_script_is_restarted(
-    home: Path, persistent_gate: Callable[..., Hooks]
-) -> None:
+def test_a_changed_script_is_restarted(home: Path, persistent_gate: Callable[..., Hooks]) -> None:
     hooks = persistent_gate()
     fire(hooks)
     hook = the_hook(hooks)
@@ -280,7 +284,7 @@ def test_a_changed_script_is_restarted(
     os.utime(script, ns=(1, 1))  # a different mtime whatever the clock's resolution
     fire(hooks)
     assert hook.process.starts == 2  # type: ignore[union-attr]
-    assert old is not None and process_gone(old) or wait_gone(old)  # type: ignore[arg-type]
+    assert (old is not None and process_gone(old)) or wait_gone(old)  # type: ignore[arg-type]
 
 
 def test_an_idle_exit_is_restarted_without_failing(

@@ -84,7 +84,10 @@ def test_a_raising_handler_is_a_failure(
     decision = fire(hooks, "raise")
     script = home / "agent-hooks" / "guard.py"
     reason = "exited before answering (exit code 1)" if persistent else "exit code 1"
-    assert (decision.action, decision.message) == ("block", f"hook {script} failed closed: {reason}")
+    assert (decision.action, decision.message) == (
+        "block",
+        f"hook {script} failed closed: {reason}",
+    )
     # What the handler printed went to stderr, where the warning shows it.
     assert any("stderr: chatter that must not reach the agent" in w for w in warnings_of(caplog))
     assert fire(hooks, "ls").action == "allow"  # restarted (persistent) / respawned
@@ -111,9 +114,7 @@ def test_serve_answers_each_line_with_its_id() -> None:
 
 
 def test_serve_answers_a_document_without_id_once() -> None:
-    status, answers = _serve(
-        [b'{"n": 1}'], lambda event: {"action": "block", "n": event["n"]}
-    )
+    status, answers = _serve([b'{"n": 1}'], lambda event: {"action": "block", "n": event["n"]})
     assert (status, answers) == (0, [{"action": "block", "n": 1}])
 
 
@@ -124,7 +125,9 @@ def test_serve_stops_at_a_bad_answer() -> None:
 
 def test_serve_exits_at_the_end_of_its_input(tmp_path: Path) -> None:
     shutil.copy(HELPER, tmp_path / HELPER.name)
-    script = write_script(tmp_path / "guard.py", py("from hermes_persistent import serve\nserve(lambda e: None)"))
+    script = write_script(
+        tmp_path / "guard.py", py("from hermes_persistent import serve\nserve(lambda e: None)")
+    )
     done = subprocess.run(
         [str(script)], input=b'{"id": 9}\n', capture_output=True, timeout=30, check=False
     )

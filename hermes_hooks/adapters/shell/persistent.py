@@ -410,4 +410,3 @@ class PersistentProcess:
                 self._retry_at = 0.0
         finally:
             self._lock.release()
-
