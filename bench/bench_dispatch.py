@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bench._timing import ratio, ratios
+from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
 
@@ -45,7 +47,14 @@ def _narrow_impl(tool_name: str, args: dict[str, Any]) -> None:
 
 
 def _hooks(impls: int, timeout: float, template: Callable[..., Any] = _impl) -> Hooks:
-    hooks = Hooks.empty(settings=Settings(hook_callback_timeout=timeout))
+    # telemetry off: these figures are the facade's own cost (bench_telemetry measures
+    # what spans add)
+    hooks = Hooks(
+        HookManager(),
+        home=Path.cwd(),
+        settings=Settings(hook_callback_timeout=timeout),
+        config={"telemetry": {"otel": False}},
+    )
     for n in range(impls):
         # A fresh function object per plugin, as separate plugins would have.
         function = template.__class__(template.__code__, globals(), f"impl{n}")

@@ -14,7 +14,7 @@ from typing import Any
 
 from hermes_hooks._workers import BoundedRunner
 
-__all__ = ["Callback", "Group", "describe", "signature_problem"]
+__all__ = ["Callback", "Group", "describe", "signature_problem", "signature_text"]
 
 
 class Group(enum.IntEnum):
@@ -61,6 +61,15 @@ def _accepted_names(function: Callable[..., Any]) -> tuple[bool, tuple[str, ...]
         if param.default is inspect.Parameter.empty:
             required.append(param.name)
     return False, tuple(names), tuple(required)
+
+
+def signature_text(function: Callable[..., Any]) -> str | None:
+    """``function``'s signature as text, such as ``(tool_name, args, **kwargs)``, for
+    errors that name the refused callback; None when it cannot be inspected."""
+    try:
+        return str(inspect.signature(function))
+    except (TypeError, ValueError):
+        return None
 
 
 def signature_problem(function: Callable[..., Any], fields: frozenset[str]) -> str | None:

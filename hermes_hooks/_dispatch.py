@@ -18,11 +18,11 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._isolation import Listeners, fault_of, warn_fault
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
-from hermes_hooks._workers import BoundedRunner, Hung, TimedOut, run_coroutine
+from hermes_hooks._workers import BoundedRunner, TimedOut, run_coroutine
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -56,9 +56,6 @@ def clone_payload_value(value: Any) -> Any:
                 copy[index] = clone_payload_value(item)
         return copy
     return value
-
-
-_CONTAINER_TYPES = frozenset({dict, list})
 
 
 _SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
@@ -178,32 +175,22 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_lanes", "_listeners", "manager", "timeout")
+    __slots__ = ("_lanes", "_listeners", "carry", "manager", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
         self.timeout = timeout
-        self._listeners: list[Listener] = []
+        #: Binds a callback that runs off the firing's thread (a bounded worker, a
+        #: stream lane) to the firing's context; set by telemetry, None otherwise.
+        self.carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
+        self._listeners: Listeners[DecisionRecord] = Listeners(log, "decision-record")
         self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
 
     # -- subscribers -------------------------------------------------------------------
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every decision record; returns an unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _emit(self, record: DecisionRecord) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(record)
-            except Exception:
-                log.exception("decision-record listener %s failed", describe(listener))
+        return self._listeners.subscribe(listener)
 
     def close_lanes(self, deadline: float) -> None:
         """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
@@ -298,17 +285,21 @@ class Dispatcher:
         contract = plan.contract
         problem = event_problem(payload)
         if problem:
-            warn_once(
+            self.manager.warnings.warn(
                 log, (contract.name, "stream-drop", problem),
                 "%s event dropped: it %s", contract.name, problem,
             )  # fmt: skip
             return
         copies = _prepare(payload, plan)
+        carry = self.carry
         for callback in callbacks:
             lane = self._lanes.get(callback.owner)
             if lane is None:
-                lane = self._lanes.setdefault(callback.owner, StreamLane(callback.owner))
-            lane.put(callback.function, _kwargs(callback, payload, copies))
+                lane = self._lanes.setdefault(
+                    callback.owner, StreamLane(callback.owner, self.manager.warnings)
+                )
+            function = callback.function if carry is None else carry(callback.function)
+            lane.put(function, _kwargs(callback, payload, copies))
             if self._listeners:
                 self._record(contract, callback, "none", "queued", time.perf_counter())
 
@@ -340,7 +331,10 @@ class Dispatcher:
                         raise TimedOut(f"no result within {limit} s") from None
                 else:
                     runner = self._runner(callback)
-                    value = await runner.acall(callback.function, (), kwargs, limit)
+                    function = (
+                        callback.function if self.carry is None else self.carry(callback.function)
+                    )
+                    value = await runner.acall(function, (), kwargs, limit)
             except (Exception, SystemExit) as exc:
                 self._settle(aggregator, callback, exc, started, ok=False)
             else:
@@ -362,7 +356,7 @@ class Dispatcher:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
         return self._runner(callback).call(
-            callback.function,
+            callback.function if self.carry is None else self.carry(callback.function),
             kwargs,
             self.timeout,
             tool_call_id if isinstance(tool_call_id, str) else None,
@@ -379,6 +373,7 @@ class Dispatcher:
     ) -> None:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
+        error: BaseException | None = None
         if ok:
             if callback.source == "webhook" or (
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
@@ -390,12 +385,14 @@ class Dispatcher:
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)
                 verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
+                error = exc
         else:
+            error = value
             failure = self._failure(contract, callback, value)
             # The policy's on_error decides whether the failure blocks (D-11, D-14).
             verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
         if self._listeners:
-            self._record(contract, callback, verdict, reason, started)
+            self._record(contract, callback, verdict, reason, started, error)
 
     def _record(
         self,
@@ -404,8 +401,13 @@ class Dispatcher:
         verdict: Verdict,
         reason: str | None,
         started: float,
+        error: BaseException | None = None,
     ) -> None:
-        self._emit(
+        # extra: who owns the callback, and what it raised (for telemetry's spans)
+        extra: dict[str, Any] = {"owner": callback.owner}
+        if error is not None:
+            extra["error"] = error
+        self._listeners.emit(
             DecisionRecord(
                 hook=contract.name,
                 callback=callback.name,
@@ -413,36 +415,34 @@ class Dispatcher:
                 verdict=verdict,
                 reason=reason,
                 duration=time.perf_counter() - started,
+                extra=extra,
             )
         )
 
-    @staticmethod
-    def _failure(contract: Contract, callback: Callback, exc: BaseException) -> Failure:
+    def _failure(self, contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name
-        if isinstance(exc, Hung):
-            warn_once(
+        fault = fault_of(exc)
+        who = (hook, callback.name)
+        warnings = self.manager.warnings
+        if fault.kind == "skipped":
+            warn_fault(
+                warnings,
                 log,
-                (hook, callback.name, "hung"),
+                who,
+                fault,
                 "%s callback %s skipped: %s — the plugin is hung; fix or disable it",
                 hook,
                 callback.name,
                 exc,
             )
             return Failure("skipped", _timeout_message(hook))
-        if isinstance(exc, TimedOut):
-            warn_once(
-                log,
-                (hook, callback.name, "timeout"),
-                "%s (%s: %s)",
-                _timeout_message(hook),
-                callback.name,
-                exc,
+        if fault.kind == "timeout":
+            warn_fault(
+                warnings, log, who, fault, "%s (%s: %s)", _timeout_message(hook), callback.name, exc
             )
             return Failure("timeout", _timeout_message(hook))
-        text = exception_text(exc)
-        message = _error_message(hook, callback, exc, text[:200])
         # The log line is redacted before it is cut, so no secret survives as a prefix;
-        # the key holds the cut message: distinct huge messages must not pin memory.
-        logged = _error_message(hook, callback, exc, excerpt(text, 200))
-        warn_once(log, (hook, callback.name, type(exc), message), "%s", logged)
-        return Failure("error", message)
+        # it is also the warn-once key: distinct huge messages must not pin memory.
+        logged = _error_message(hook, callback, exc, fault.excerpt(200))
+        warn_fault(warnings, log, who, fault, "%s", logged)
+        return Failure("error", _error_message(hook, callback, exc, fault.text[:200]))

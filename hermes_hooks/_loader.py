@@ -1,26 +1,30 @@
-"""``load()``: build a :class:`~hermes_hooks.hooks.Hooks` from a Hermes home.
+"""``load()`` and ``reload()``: build a :class:`~hermes_hooks.hooks.Hooks` from a Hermes
+home, and load it again after its files changed.
 
 The manager comes from here, never from import time: importing ``hermes_hooks`` loads
 no plugin.  Adapters run in :data:`~hermes_hooks.adapters.ADAPTERS` order, so Python
-plugins register before shell hooks and shell hooks before outbound webhooks.
+plugins register before shell hooks and shell hooks before outbound webhooks.  Each
+adapter receives the frozen :class:`~hermes_hooks._context.LoadContext` of the load,
+never the facade.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 import os
 
+from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
-from hermes_hooks.config import Settings, read_config, resolve_home, safe_mode
+from hermes_hooks.adapters.shell.consent import inspecting
+from hermes_hooks.config import read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
 
-__all__ = ["SURFACES", "attach_sources", "load"]
+__all__ = ["attach_sources", "load", "reload"]
 
 log = logging.getLogger("hermes_hooks")
-
-SURFACES = frozenset({"cli", "gateway"})
 
 
 def load(
@@ -39,43 +43,61 @@ def load(
     ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
     consent prompt or allowlist write, and no background work of the adapters' own
     (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
-    is loaded.
+    is loaded.  The result is a context manager: ``with load() as hooks:`` closes it
+    on exit.
     """
-    if surface not in SURFACES:
-        raise ValueError(f"surface must be one of {sorted(SURFACES)}, not {surface!r}")
     root = resolve_home(home)
-    config = read_config(root)
-    settings = Settings.from_config(config, str(root / "config.yaml"))
-    hooks = Hooks(
-        HookManager(),
+    # The options first: a bad surface is refused before any file is read.
+    context = LoadContext(
         home=root,
+        manager=HookManager(),
         surface=surface,
-        settings=settings,
-        config=config,
+        inspect=inspect,
+        entry_points=entry_points,
         accept_hooks=accept_hooks,
-    )
-    hooks.load_options = {"entry_points": entry_points, "inspect": inspect}
-    if inspect:
-        from hermes_hooks.adapters.shell.consent import inspecting
-
-        with inspecting():
-            attach_sources(hooks)
-    else:
-        attach_sources(hooks)
+    ).with_config(read_config(root))
+    hooks = Hooks(context, reloader=reload)
+    attach_sources(hooks)
     return hooks
 
 
+def reload(hooks: Hooks) -> None:
+    """Forced reload: remove everything every source registered, read the config
+    again, and register each plugin, script and target once.
+
+    The load options (surface, inspect mode, entry points, consent bypass) are those
+    of the original load: a home loaded for inspection is reloaded for inspection, so
+    a reload never prompts or writes the allowlist where the load did not.  Firings on
+    other threads keep the previous callbacks until the new set is complete, so a
+    reload never opens a window without the security gates.
+    """
+    manager = hooks.manager
+    manager.freeze()
+    try:
+        hooks.unload()
+        hooks.rebind(hooks.context.with_config(read_config(hooks.home)))
+        attach_sources(hooks)
+    finally:
+        manager.thaw()
+
+
 def attach_sources(hooks: Hooks) -> None:
-    """Run every adapter of ``hooks.surface`` (unless in safe mode) into ``hooks``."""
+    """Run every adapter of the context's surface (unless in safe mode) into ``hooks``."""
+    context = hooks.context
     if safe_mode():
         log.info("HERMES_SAFE_MODE set — no plugin, shell hook, webhook or gateway hook loaded")
-        if hooks.surface == "gateway":  # D-82 names its own line for the gateway
+        if context.surface == "gateway":  # the gateway names its own line for this
             from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE
 
             logging.getLogger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
-    for name, module_name, surfaces in ADAPTERS:
-        if hooks.surface not in surfaces:
-            continue
-        module = importlib.import_module(module_name)
-        hooks.sources[name] = module.load(hooks)
+    looking = inspecting() if context.inspect else contextlib.nullcontext()
+    with looking:
+        for name, module_name, surfaces in ADAPTERS:
+            if context.surface not in surfaces:
+                continue
+            module = importlib.import_module(module_name)
+            hooks.sources[name] = module.load(context)
+    emitter = getattr(hooks.sources.get("gateway"), "emitter", None)
+    if hooks.telemetry is not None and emitter is not None:
+        hooks.telemetry.watch_gateway(emitter)  # spans for gateway emissions too

@@ -34,6 +34,7 @@ from collections.abc import Hashable
 __all__ = [
     "REDACTED",
     "REDACTED_LOGGERS",
+    "WarnOnce",
     "exception_text",
     "excerpt",
     "logger",
@@ -49,19 +50,60 @@ logger = logging.getLogger("hermes_hooks")
 REDACTED = "[REDACTED]"
 
 _SEEN_LIMIT = 4096  # bounded, so ever-changing messages cannot grow memory forever
-_seen: OrderedDict[Hashable, None] = OrderedDict()
-_seen_lock = threading.Lock()
 
 
-def warn_once(log: logging.Logger, key: Hashable, message: str, *args: object) -> None:
-    """Log ``message`` at WARNING the first time ``key`` is seen, at DEBUG afterwards."""
-    with _seen_lock:
-        first = key not in _seen
-        if first:
-            _seen[key] = None
-            if len(_seen) > _SEEN_LIMIT:
-                _seen.popitem(last=False)
-    log.log(logging.WARNING if first else logging.DEBUG, message, *args)
+class WarnOnce:
+    """Which warnings were logged already: WARNING the first time a key is seen, DEBUG
+    afterwards, so a callable failing on every firing cannot flood the log.
+
+    Each :class:`~hermes_hooks._manager.HookManager` has its own (``manager.warnings``),
+    so two loads in one process (a test suite, two homes) warn independently; code that
+    belongs to no manager uses the process-wide :func:`warn_once`.
+    """
+
+    __slots__ = ("_lock", "_seen")
+
+    def __init__(self) -> None:
+        self._seen: OrderedDict[Hashable, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def warn(
+        self,
+        log: logging.Logger,
+        key: Hashable,
+        message: str,
+        *args: object,
+        level: int = logging.WARNING,
+    ) -> None:
+        """Log ``message`` at ``level`` (WARNING) the first time ``key`` is seen, at DEBUG
+        afterwards."""
+        with self._lock:
+            first = key not in self._seen
+            if first:
+                self._seen[key] = None
+                if len(self._seen) > _SEEN_LIMIT:
+                    self._seen.popitem(last=False)
+        log.log(level if first else logging.DEBUG, message, *args)
+
+    def reset(self) -> None:
+        """Forget which warnings were logged."""
+        with self._lock:
+            self._seen.clear()
+
+
+_PROCESS = WarnOnce()
+
+
+def warn_once(
+    log: logging.Logger,
+    key: Hashable,
+    message: str,
+    *args: object,
+    level: int = logging.WARNING,
+) -> None:
+    """Log ``message`` at ``level`` (WARNING) the first time ``key`` is seen in this
+    process, at DEBUG afterwards (for code that belongs to no manager)."""
+    _PROCESS.warn(log, key, message, *args, level=level)
 
 
 def exception_text(exc: BaseException, limit: int | None = None) -> str:
@@ -78,9 +120,8 @@ def exception_text(exc: BaseException, limit: int | None = None) -> str:
 
 
 def reset_warn_once() -> None:
-    """Forget which warnings were logged (tests use a fresh slate per test)."""
-    with _seen_lock:
-        _seen.clear()
+    """Forget which process-wide warnings were logged (tests use a fresh slate per test)."""
+    _PROCESS.reset()
 
 
 # -- redaction ---------------------------------------------------------------------------
@@ -200,6 +241,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.prompt_sections",
     "hermes_hooks.shell",
     "hermes_hooks.stream",
+    "hermes_hooks.telemetry",
 )
 _FILTER = RedactingFilter()
 for _name in REDACTED_LOGGERS:

@@ -26,9 +26,15 @@ from typing import Any
 
 import pluggy
 
-from hermes_hooks._callback import Callback, Group, describe, signature_problem
+from hermes_hooks._callback import (
+    Callback,
+    Group,
+    describe,
+    signature_problem,
+    signature_text,
+)
 from hermes_hooks._contract import Contract
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import WarnOnce
 from hermes_hooks.errors import PluginLoadError, UnknownHookError
 from hermes_hooks.hookspecs import (
     CATALOGUE,
@@ -71,10 +77,13 @@ def _unknown_registration(owner: str, hook: str) -> str:
     )
 
 
-def order_group(owner: str, hook: str, *, tryfirst: bool, trylast: bool) -> Group:
-    """Where a Python callback sorts (D-19): both marks warn once and neither applies."""
+def order_group(
+    owner: str, hook: str, *, tryfirst: bool, trylast: bool, warnings: WarnOnce
+) -> Group:
+    """Where a Python callback sorts (D-19): both marks warn once (through the manager's
+    ``warnings``) and neither applies."""
     if tryfirst and trylast:
-        warn_once(
+        warnings.warn(
             log,
             ("marks", owner, hook),
             "Plugin '%s' marks %s both tryfirst and trylast; neither applies",
@@ -130,6 +139,12 @@ class HookManager(pluggy.PluginManager):
         self._plugin_rank: dict[str, int] = {}
         self._requires: dict[str, tuple[str, ...]] = {}
         self._frozen: dict[str, tuple[Callback, ...]] | None = None
+        #: What each adapter already registered on this manager, by adapter name, so
+        #: that loading twice registers nothing twice; kept here rather than in module
+        #: globals so that two managers in one process never share it.
+        self.adapter_state: dict[str, Any] = {}
+        #: Which warnings about this manager's callbacks were logged already.
+        self.warnings = WarnOnce()
 
     # -- registration ------------------------------------------------------------------
 
@@ -152,21 +167,24 @@ class HookManager(pluggy.PluginManager):
         can never satisfy.  Callers log it and carry on, so an owner's other
         registrations survive.
         """
+        about = {"plugin": owner, "hook": hook, "signature": signature_text(function)}
         if hook not in VALID_HOOKS:
-            raise PluginLoadError(_unknown_registration(owner, hook))
+            raise PluginLoadError(_unknown_registration(owner, hook), **about)
         fields = CATALOGUE[hook].field_names | {TELEMETRY_FIELD}
         problem = signature_problem(function, fields)
         if problem:
             raise PluginLoadError(
                 f"Plugin '{owner}' callback {describe(function)} for hook '{hook}' cannot "
-                f"be called: {problem}. Ignored."
+                f"be called: {problem}. Ignored.",
+                **about,
             )
         with self._lock:
             for existing in self.callbacks(hook):
                 if existing.function == function:
                     raise PluginLoadError(
                         f"Plugin '{owner}' registered {describe(function)} for hook "
-                        f"'{hook}' twice; the duplicate is ignored."
+                        f"'{hook}' twice; the duplicate is ignored.",
+                        **about,
                     )
             seq = next(self._seq)
             record = Callback(
@@ -359,7 +377,11 @@ class HookManager(pluggy.PluginManager):
         record = self._native.get(impl)
         if record is None:
             group = order_group(
-                impl.plugin_name, hook, tryfirst=impl.tryfirst, trylast=impl.trylast
+                impl.plugin_name,
+                hook,
+                tryfirst=impl.tryfirst,
+                trylast=impl.trylast,
+                warnings=self.warnings,
             )
             record = Callback(
                 hook,

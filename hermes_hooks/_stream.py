@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._log import WarnOnce, exception_text, excerpt
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
@@ -69,10 +69,12 @@ def event_problem(payload: dict[str, Any]) -> str | None:
 class StreamLane:
     """The queue and worker of one owner's streaming callbacks."""
 
-    __slots__ = ("_closing", "_name", "_pending", "_wake", "_worker", "dropped")
+    __slots__ = ("_closing", "_name", "_pending", "_wake", "_warnings", "_worker", "dropped")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, warnings: WarnOnce | None = None) -> None:
         self._name = name
+        # The owning manager's warn-once record, so lanes of two loads warn separately.
+        self._warnings = warnings or WarnOnce()
         self._pending: deque[tuple[Callable[..., Any], dict[str, Any]]] = deque(maxlen=QUEUE_SIZE)
         self._wake = threading.Event()
         self._closing = False
@@ -84,7 +86,7 @@ class StreamLane:
         """Queue one event; when full the oldest pending one is dropped.  Never blocks."""
         if len(self._pending) == QUEUE_SIZE:
             self.dropped += 1
-            warn_once(
+            self._warnings.warn(
                 log, ("stream-full", self._name),
                 "stream observer %s is falling behind; dropping its oldest events "
                 "(queue of %d)", self._name, QUEUE_SIZE,
@@ -110,7 +112,7 @@ class StreamLane:
                         raise
                     except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
                         text = excerpt(exception_text(exc), 200)
-                        warn_once(
+                        self._warnings.warn(
                             log, ("stream-error", self._name, type(exc), text),
                             "stream observer %s raised %s: %s",
                             self._name, type(exc).__name__, text,

@@ -13,20 +13,9 @@ A factory takes no arguments and returns an object with
 answer (the shape BOOT-07 reads).  Set it before the gateway emits
 ``gateway:startup``.
 
-Without one, :func:`default_agent_factory` builds :class:`ChatAgent`, a client for any
-OpenAI-compatible ``/chat/completions`` endpoint, configured only by environment
-variables, and it refuses to guess: an unset base URL or model is an error, never a
-silent default (BOOT-01: bare defaults got 401s on custom endpoints).
-
-``BOOT_MD_BASE_URL``     required, e.g. ``http://127.0.0.1:8080/v1``
-``BOOT_MD_MODEL``        required, the model name the endpoint expects
-``BOOT_MD_API_KEY_ENV``  the name of the variable holding the API key (default
-                         ``OPENAI_API_KEY``); when that variable is empty no
-                         ``Authorization`` header is sent
-``BOOT_MD_TIMEOUT``      seconds for the request (default 120)
-
-:class:`ChatAgent` makes one chat completion and has no tools, so it can summarise and
-reason but not run commands; a host whose agent has tools should set its own factory.
+Without one, the boot-md hook uses the default agent it ships beside its handler
+(``contrib/gateway-hooks/boot-md/agent.py``): an agent is the host's business, so no
+agent lives in the package core.
 """
 
 from __future__ import annotations
@@ -37,21 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-__all__ = [
-    "DEFAULT_API_KEY_ENV",
-    "DEFAULT_TIMEOUT",
-    "Agent",
-    "AgentFactory",
-    "BootConfigError",
-    "ChatAgent",
-    "boot_file",
-    "default_agent_factory",
-    "get_agent_factory",
-    "set_agent_factory",
-]
-
-DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
-DEFAULT_TIMEOUT = 120.0
+__all__ = ["Agent", "AgentFactory", "boot_file", "get_agent_factory", "set_agent_factory"]
 
 
 class Agent(Protocol):
@@ -68,21 +43,18 @@ _lock = threading.Lock()
 _factory: AgentFactory | None = None
 
 
-class BootConfigError(RuntimeError):
-    """The default agent cannot be built: a required environment variable is missing."""
-
-
 def set_agent_factory(factory: AgentFactory | None) -> None:
-    """Install the host's agent factory (``None`` restores the default)."""
+    """Install the host's agent factory (``None`` removes it: the hook's default applies)."""
     global _factory
     with _lock:
         _factory = factory
 
 
-def get_agent_factory() -> AgentFactory:
-    """The host's factory if one was set, else :func:`default_agent_factory`."""
+def get_agent_factory() -> AgentFactory | None:
+    """The host's factory, or None when the host set none (the hook then uses its own
+    default agent)."""
     with _lock:
-        return _factory or default_agent_factory
+        return _factory
 
 
 def boot_file(name: str = "BOOT.md") -> Path:
@@ -90,70 +62,3 @@ def boot_file(name: str = "BOOT.md") -> Path:
     home = os.environ.get("HERMES_HOME", "").strip()
     root = Path(home).expanduser() if home else Path.home() / ".hermes"
     return root / name
-
-
-def _required(name: str) -> str:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        raise BootConfigError(
-            f"{name} is not set: the default boot agent needs BOOT_MD_BASE_URL and "
-            "BOOT_MD_MODEL (or the host must call hermes_hooks.boot.set_agent_factory)"
-        )
-    return value
-
-
-def _timeout() -> float:
-    raw = os.environ.get("BOOT_MD_TIMEOUT", "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        raise BootConfigError(f"BOOT_MD_TIMEOUT must be a number of seconds, got {raw!r}") from None
-    return value if value > 0 else DEFAULT_TIMEOUT
-
-
-def default_agent_factory() -> ChatAgent:
-    """A :class:`ChatAgent` configured from the ``BOOT_MD_*`` environment variables."""
-    key_env = os.environ.get("BOOT_MD_API_KEY_ENV", "").strip() or DEFAULT_API_KEY_ENV
-    return ChatAgent(
-        base_url=_required("BOOT_MD_BASE_URL"),
-        model=_required("BOOT_MD_MODEL"),
-        api_key=os.environ.get(key_env, "").strip() or None,
-        timeout=_timeout(),
-    )
-
-
-class ChatAgent:
-    """A one-shot client for an OpenAI-compatible ``POST <base_url>/chat/completions``."""
-
-    def __init__(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-    ) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.timeout = timeout
-        self._api_key = api_key
-
-    def run_conversation(self, prompt: str) -> dict[str, Any]:
-        """Send ``prompt`` as the user message; return ``{"final_response": text}``.
-
-        Raises ``httpx.HTTPError`` for transport and HTTP errors and ``ValueError``
-        for a response without a message; the BOOT.md handler logs either.
-        """
-        import httpx  # deferred: only a boot that uses the default agent pays for it
-
-        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}]}
-        response = httpx.post(self.url, json=body, headers=headers, timeout=self.timeout)
-        response.raise_for_status()
-        try:
-            content = response.json()["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError):
-            raise ValueError(f"{self.url} answered without choices[0].message.content") from None
-        return {"final_response": content if isinstance(content, str) else ""}

@@ -1,28 +1,41 @@
 """The exception tree of hermes-hooks.
 
 Hooks themselves never raise into the host: a broken plugin, script, manifest or
-endpoint is isolated and logged.  These exceptions are for the *embedding* code and the
-command-line tool, where refusing bad input loudly is the right answer::
+endpoint is isolated and logged.  These exceptions are for the *embedding* code, the
+webhook receivers and the command-line tool, where refusing bad input loudly is the
+right answer::
 
     HermesHooksError            base class; catch this to catch everything below
     ├── ConfigError             a config file or key is unusable (names file, key, fix)
-    ├── UnknownHookError        a hook name outside the catalogue was fired or asked for
-    ├── PluginLoadError         one plugin failed to load (recorded, shown by ``list``)
-    ├── ConsentError            a shell hook is not allowlisted where consent is required
-    └── RecordingError          a session recording is malformed (names the line)
+    │   ├── ConfigEditError     config.yaml cannot be edited safely (also a ValueError)
+    │   └── BootConfigError     the BOOT.md agent cannot be built (also a RuntimeError)
+    ├── UnknownHookError        a hook name outside the catalogue (also a KeyError)
+    ├── PluginLoadError         one plugin or callback was refused (.plugin, .hook,
+    │                           .signature); recorded and shown by ``list``
+    ├── RecordingError          a session recording is malformed (names the line)
+    └── VerificationError       a webhook delivery must be rejected (also a ValueError)
 
-``KeyboardInterrupt`` is never swallowed anywhere in the package.
+Each error that also derives from a built-in keeps that built-in for the callers that
+caught it before the tree existed (``except ValueError`` around a verification, for
+example).
+
+Outside the tree, on purpose: the dispatcher's internal ``TimedOut`` family
+(``hermes_hooks._workers``) signals a callback that ran past its limit between two
+private modules and never reaches a caller, and ``KeyboardInterrupt`` is never
+swallowed anywhere in the package.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "BootConfigError",
+    "ConfigEditError",
     "ConfigError",
-    "ConsentError",
     "HermesHooksError",
     "PluginLoadError",
     "RecordingError",
     "UnknownHookError",
+    "VerificationError",
 ]
 
 
@@ -37,6 +50,16 @@ class ConfigError(HermesHooksError):
     """
 
 
+class ConfigEditError(ConfigError, ValueError):
+    """``config.yaml`` cannot be edited safely (not YAML, not a mapping, ``hooks:`` not a
+    mapping); the message says what to fix."""
+
+
+class BootConfigError(ConfigError, RuntimeError):
+    """The default BOOT.md agent cannot be built: a required environment variable is
+    missing."""
+
+
 class UnknownHookError(HermesHooksError, KeyError):
     """A hook name that is not in ``VALID_HOOKS``; the message suggests the closest one."""
 
@@ -45,12 +68,32 @@ class UnknownHookError(HermesHooksError, KeyError):
 
 
 class PluginLoadError(HermesHooksError):
-    """A plugin could not be loaded; the runtime records it instead of raising."""
+    """A plugin, or one of its callbacks, could not be loaded; the runtime records it
+    instead of raising.
 
+    Like pluggy's errors it says what it is about: :attr:`plugin` (the plugin or owner
+    name), :attr:`hook` (the hook it was registering for) and :attr:`signature` (the
+    refused callback's signature as text), each ``None`` when it does not apply.
+    """
 
-class ConsentError(HermesHooksError):
-    """A shell hook needs approval before it may run."""
+    def __init__(
+        self,
+        message: str,
+        *,
+        plugin: str | None = None,
+        hook: str | None = None,
+        signature: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.plugin = plugin
+        self.hook = hook
+        self.signature = signature
 
 
 class RecordingError(HermesHooksError):
     """A session recording cannot be read; the message names the line and the reason."""
+
+
+class VerificationError(HermesHooksError, ValueError):
+    """A webhook delivery must be rejected; the message says why (never echo it to
+    callers you do not trust: it only helps you debug your own configuration)."""

@@ -15,15 +15,16 @@ selection.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._context import LoadContext
 from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._facade import HookCalls
-from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
@@ -31,7 +32,9 @@ from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
+    from hermes_hooks._manager import HookManager
     from hermes_hooks.gateway.emitter import GatewayEmitter
+    from hermes_hooks.telemetry import Telemetry
 
 __all__ = ["Hooks"]
 
@@ -46,37 +49,77 @@ class Hooks(HookCalls):
     """
 
     def __init__(
-        self,
-        manager: HookManager,
-        *,
-        home: Path,
-        surface: str = "cli",
-        settings: Settings | None = None,
-        config: dict[str, Any] | None = None,
-        accept_hooks: bool = False,
+        self, context: LoadContext, *, reloader: Callable[[Hooks], None] | None = None
     ) -> None:
-        self.home = home
-        self.surface = surface
-        self.settings = settings or Settings()
-        self.config: dict[str, Any] = config or {}
-        self.accept_hooks = accept_hooks
-        #: The active profile named in shell stdin and webhook bodies (D-69).
-        self.profile = "default"
-        self._manager = manager
-        self._dispatcher = Dispatcher(manager, self.settings.hook_callback_timeout)
-        # Bound once: every facade call goes straight to the dispatcher.
-        self._fire: Callable[[str, dict[str, Any]], Any] = self._dispatcher.fire
+        #: What this home was loaded from, and how (replaced by :meth:`reload`).
+        self.context = context
+        self._manager = context.manager
+        self._dispatcher = Dispatcher(context.manager, context.settings.hook_callback_timeout)
         self.sources: dict[str, Source] = {}
-        #: System-prompt sections registered by plugins (PS-01..PS-12).
-        self.prompt_sections = PromptSections()
-        self.load_options: dict[str, Any] = {}
+        # The loader's reload, handed in so that this module never imports the loader.
+        self._reloader = reloader
+        self.telemetry: Telemetry | None = None
+        self._instrument()
+
+    def _instrument(self) -> None:
+        """Choose what the facade fires through: the dispatcher itself, or, with
+        OpenTelemetry on, a :class:`~hermes_hooks.telemetry.Telemetry` that wraps each
+        firing in a span.  Bound once, so the facade's per-firing cost without
+        telemetry is the dispatcher's own."""
+        from hermes_hooks.telemetry import instrument
+
+        if self.telemetry is not None:
+            self.telemetry.close()
+        self.telemetry = instrument(self)
+        self._firing: Dispatcher | Telemetry = self.telemetry or self._dispatcher
+        self._fire: Callable[[str, dict[str, Any]], Any] = self._firing.fire
 
     @classmethod
     def empty(
         cls, home: Path | None = None, *, settings: Settings | None = None, surface: str = "cli"
     ) -> Hooks:
         """A :class:`Hooks` with the catalogue and no callbacks (nothing discovered)."""
-        return cls(HookManager(), home=home or Path.cwd(), surface=surface, settings=settings)
+        context = LoadContext(home=home or Path.cwd(), settings=settings or Settings())
+        return cls(dataclasses.replace(context, surface=surface))
+
+    def rebind(self, context: LoadContext) -> None:
+        """Use ``context`` from now on (the loader's reload calls this between unloading
+        the old sources and loading the new ones)."""
+        self.context = context
+        self._dispatcher.timeout = context.settings.hook_callback_timeout
+        self._instrument()  # telemetry.otel may have changed
+
+    # -- what was loaded -----------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        """The Hermes home this was loaded from."""
+        return self.context.home
+
+    @property
+    def surface(self) -> str:
+        """``"cli"`` or ``"gateway"``."""
+        return self.context.surface
+
+    @property
+    def settings(self) -> Settings:
+        """The ``plugins:`` settings of the config as last (re)loaded."""
+        return self.context.settings
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The parsed ``config.yaml`` as last (re)loaded."""
+        return self.context.config
+
+    @property
+    def profile(self) -> str:
+        """The active profile named in shell stdin and webhook bodies."""
+        return self.context.profile
+
+    @property
+    def prompt_sections(self) -> PromptSections:
+        """System-prompt sections registered by plugins."""
+        return self.context.prompt_sections
 
     # -- general entry points ----------------------------------------------------------
 
@@ -101,13 +144,13 @@ class Hooks(HookCalls):
 
     def invoke(self, name: str, **payload: Any) -> list[Any]:
         """Fire hook ``name``; return the raw non-None results, after isolation."""
-        return self._dispatcher.fire_all(name, payload)
+        return self._firing.fire_all(name, payload)
 
     async def ainvoke(self, name: str, **payload: Any) -> list[Any]:
         """The async twin of :meth:`invoke`."""
         import asyncio
 
-        return await asyncio.to_thread(self._dispatcher.fire_all, name, payload)
+        return await asyncio.to_thread(self._firing.fire_all, name, payload)
 
     def subscribe(self, listener: Callable[[DecisionRecord], None]) -> Callable[[], None]:
         """Receive a :class:`DecisionRecord` per callback run; returns an unsubscribe."""
@@ -135,6 +178,13 @@ class Hooks(HookCalls):
         for callback in self._manager.all_callbacks():
             callback.stop()
 
+    def __enter__(self) -> Hooks:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """``with load() as hooks:`` closes the hooks on leaving the block."""
+        self.close()
+
     def unload(self) -> None:
         """Remove every callback every source registered (a reload starts from here)."""
         for source in reversed(list(self.sources.values())):
@@ -142,27 +192,22 @@ class Hooks(HookCalls):
         self.sources.clear()
 
     def reload(self) -> None:
-        """Forced reload (D-08): remove everything every source registered, read the
-        config again, and register each plugin, script and target once.
+        """Forced reload: remove everything every source registered, read the config
+        again, and register each plugin, script and target once, with the options of
+        the original load (see :func:`hermes_hooks._loader.reload`).
 
         Firings on other threads keep the previous callbacks until the new set is
         complete, so a reload never opens a window without the security gates.
         """
-        from hermes_hooks._loader import attach_sources
-        from hermes_hooks.config import read_config
-
-        self._manager.freeze()
-        try:
-            self.unload()
-            self.config = read_config(self.home)
-            self.settings = Settings.from_config(self.config, str(self.home / "config.yaml"))
-            self._dispatcher.timeout = self.settings.hook_callback_timeout
-            attach_sources(self)
-        finally:
-            self._manager.thaw()
+        if self._reloader is None:
+            raise RuntimeError(
+                "these hooks were not built by hermes_hooks.load(), so there is nothing to "
+                "reload from; build them with load() to reload"
+            )
+        self._reloader(self)
 
     async def _afire(self, name: str, payload: dict[str, Any]) -> Any:
-        return await self._dispatcher.afire(name, payload)
+        return await self._firing.afire(name, payload)
 
     # The per-hook methods (``pre_tool_call`` ... and each async twin) come from
     # HookCalls, generated from the catalogue by ``python -m hermes_hooks._gen``.

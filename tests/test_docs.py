@@ -8,7 +8,7 @@ from pathlib import Path
 import hermes_hooks
 from hermes_hooks._docs import render_hooks_md
 from hermes_hooks.hookspecs import CATALOGUE
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "hooks.md"
 

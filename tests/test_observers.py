@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hermes_hooks.hooks import Hooks
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 
 COMMON = {"task_id": "t-7", "profile_name": "default", "board": "ops", "assignee": "ana"}
 

@@ -10,7 +10,7 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks.prompt_sections import PromptSections, recover
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 
 SESSION = {
     "session_id": "s1",

@@ -44,7 +44,10 @@ class FacadeBase:
     __slots__ = ()
 
     if TYPE_CHECKING:
-        settings: Settings
+
+        @property
+        def settings(self) -> Settings: ...
+
         _fire: Callable[[str, dict[str, Any]], Any]
 
         async def _afire(self, name: str, payload: dict[str, Any]) -> Any: ...

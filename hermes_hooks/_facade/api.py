@@ -57,7 +57,7 @@ class ApiCalls(FacadeBase):
             Fires on every provider attempt, immediately before the request is sent.
 
             Sensitivity: high.  ``user_message``, ``conversation_history`` and
-            ``request_messages`` are raw; ``request`` is sanitised (D-37: headers removed,
+            ``request_messages`` are raw; ``request`` is sanitised (headers removed,
             secrets masked, inline media replaced by ``"<omitted N bytes>"``).
             """
 
@@ -96,7 +96,7 @@ class ApiCalls(FacadeBase):
 
             Fires after a provider response was normalised successfully.
 
-            Sensitivity: ``response`` is sanitised (D-37); ``assistant_message`` is raw.
+            Sensitivity: ``response`` is sanitised; ``assistant_message`` is raw.
             """
 
         apost_api_request = async_twin(post_api_request)
@@ -160,12 +160,12 @@ class ApiCalls(FacadeBase):
             Transform: a valid return value replaces content.
 
             Fires once per failed API call, before the built-in classifier.  Python plugins
-            only: shell registrations are refused at config read (SH-11).
+            only: shell registrations are refused at config read.
 
             Returns: ``None`` declines; a dict with ``reason`` (a ``FailoverReason`` value,
             case-insensitive) claims the error, with optional ``retryable``,
             ``should_compress``, ``should_rotate_credential``, ``should_fallback`` (booleans),
-            ``message`` (cut to 500 characters) and ``error_context`` (dict) (D-38).  All
+            ``message`` (cut to 500 characters) and ``error_context`` (dict).  All
             callbacks run; the first valid dict in callback order wins and the number of valid
             losers is logged as ``skipped N valid classification(s)``.
 

@@ -40,7 +40,7 @@ class ApprovalCalls(FacadeBase):
 
             Fires before an approval decision is requested; it cannot veto (use
             ``pre_tool_call``).  ``surface`` is ``"cli"``, ``"gateway"``, ``"smart"`` or
-            ``"acp"`` (consumers accept others, D-52).
+            ``"acp"`` (consumers accept others).
 
             Sensitivity: the command may contain secrets.
             """
@@ -70,7 +70,7 @@ class ApprovalCalls(FacadeBase):
             Fires after a prompted or smart decision, a timeout, or a failed notification.
             ``choice`` is ``once``, ``session``, ``always``, ``deny``, ``timeout``,
             ``notify_failed``, ``smart_approve`` or ``smart_deny``; ``decided_by`` is
-            ``"aux_llm"`` exactly for smart choices (D-53).
+            ``"aux_llm"`` exactly for smart choices.
             """
 
         apost_approval_response = async_twin(post_approval_response)

@@ -41,8 +41,8 @@ class GatewayDispatchCalls(FacadeBase):
             Returns: ``{"action": "skip", "reason"?}`` drops the message;
             ``{"action": "rewrite", "text": str}`` replaces its text; ``{"action": "allow"}`` or
             ``None`` dispatches normally.  All callbacks run; the first recognised dict in
-            callback order decides; a timeout or exception is no decision (D-48).  Shell hooks
-            and webhooks only observe, receiving ``event`` as a plain dict (D-49).
+            callback order decides; a timeout or exception is no decision.  Shell hooks
+            and webhooks only observe, receiving ``event`` as a plain dict.
 
             Sensitivity: extremely privileged in-process objects.
             """
@@ -63,9 +63,9 @@ class GatewayDispatchCalls(FacadeBase):
             Observer: the return value is ignored.
 
             Fires for supported native platform events after authorisation: ``reaction``,
-            ``message_edited``, ``message_deleted``, ``thread_created``, ``thread_renamed``
-            (Table CAT-T2).  Callbacks get plain dicts only; all ids are strings; unknown
-            fields are ``None``.  It never carries ``telemetry_schema_version`` (D-17).
+            ``message_edited``, ``message_deleted``, ``thread_created``, ``thread_renamed``,
+            each with its own payload dict.  Callbacks get plain dicts only; all ids are strings; unknown
+            fields are ``None``.  It never carries ``telemetry_schema_version``.
             """
 
         agateway_platform_event = async_twin(gateway_platform_event)
@@ -87,7 +87,7 @@ class GatewayDispatchCalls(FacadeBase):
             Observer: the return value is ignored.
 
             Fires before a recognised slash command's handler runs (not for ``/stop`` or an
-            in-run ``/approve``).  ``alias_used`` is the command word as typed (D-51).
+            in-run ``/approve``).  ``alias_used`` is the command word as typed.
             Directive-shaped returns are logged at debug level.
 
             Sensitivity: ``args_raw`` may contain secrets typed after the command.

@@ -102,7 +102,7 @@ class KanbanCalls(FacadeBase):
 
             Observer: the return value is ignored.
 
-            Fires after the worker PID (``None`` for remote workers, D-54) was persisted, inside
+            Fires after the worker PID (``None`` for remote workers) was persisted, inside
             the dispatch lock: keep it fast.
             """
 
@@ -130,7 +130,7 @@ class KanbanCalls(FacadeBase):
 
             Fires after a crashed worker's task was recovered and committed.  ``exit_kind`` is
             ``clean_exit``, ``rate_limited``, ``nonzero_exit``, ``signaled`` or ``unknown``;
-            ``outcome`` and ``retry_status`` pass through verbatim (D-55).
+            ``outcome`` and ``retry_status`` pass through verbatim.
             """
 
         aon_kanban_worker_exited = async_twin(on_kanban_worker_exited)
@@ -198,7 +198,7 @@ class KanbanCalls(FacadeBase):
             Fires once per dispatcher tick, after the dispatch lock is released (idle and lock-
             contended ticks too).  ``outcome`` is ``ok``, ``skipped_locked`` or ``idle``;
             ``result`` is the ``DispatchResult`` object, serialised field by field for shell
-            hooks and webhooks (D-56).
+            hooks and webhooks.
             """
 
         aon_kanban_dispatch_tick = async_twin(on_kanban_dispatch_tick)

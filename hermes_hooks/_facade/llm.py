@@ -42,12 +42,12 @@ class LlmCalls(FacadeBase):
             Directive: documented return shapes change the agent's flow.
 
             Fires once per turn, before the tool-calling loop (after ``on_session_start`` on
-            a new session's first turn, D-40).
+            a new session's first turn).
 
             Returns: a non-empty string or ``{"context": ...}``; every valid piece is
             collected in callback order (Python before shell), joined with ``"\n\n"`` and
-            appended to the user message sent to the API (D-30..D-32).  Context never goes
-            into the system prompt.  A failing callback contributes nothing (D-12).
+            appended to the user message sent to the API.  Context never goes
+            into the system prompt.  A failing callback contributes nothing.
 
             Sensitivity: the full user message and conversation history.
             """
@@ -72,7 +72,7 @@ class LlmCalls(FacadeBase):
             ``post_llm_call`` and before delivery.
 
             Returns: the first non-empty string replaces the response; ``None`` and ``""``
-            leave it unchanged (D-16, D-34).
+            leave it unchanged.
 
             Sensitivity: the full final assistant text.
             """
@@ -99,7 +99,7 @@ class LlmCalls(FacadeBase):
 
             Fires once per successful turn, after ``transform_llm_output``; not on
             interruption or when the iteration limit ends the turn without a response.
-            ``assistant_response`` is the delivered (transformed) text (D-33).
+            ``assistant_response`` is the delivered (transformed) text.
 
             Sensitivity: the full prompt, response and history.
             """
@@ -124,11 +124,11 @@ class LlmCalls(FacadeBase):
             Directive: documented return shapes change the agent's flow.
 
             Fires at every would-be final response of a turn that edited code (again after
-            each nudge, D-35); ``attempt`` counts the nudges already applied.
+            each nudge); ``attempt`` counts the nudges already applied.
 
             Returns: ``{"action": "continue", "message": str}`` (or Claude Code's
             ``{"decision": "block", "reason": str}``) keeps the turn going with the message as
-            a synthetic user turn.  Only the first valid directive is used (D-36); the host
+            a synthetic user turn.  Only the first valid directive is used; the host
             caps nudges at ``agent.max_verify_nudges``.  Anything else lets the turn end.
 
             Guidance: make hooks idempotent; use ``coding`` and ``attempt`` to limit them.

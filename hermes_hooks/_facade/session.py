@@ -33,8 +33,8 @@ class SessionCalls(FacadeBase):
 
             Observer: the return value is ignored.
 
-            Fires once when a brand-new session runs its first turn, before ``pre_llm_call``
-            (D-40); after a reset, for the new id on its first turn.
+            Fires once when a brand-new session runs its first turn, before ``pre_llm_call``;
+            after a reset, for the new id on its first turn.
             """
 
         aon_session_start = async_twin(on_session_start)
@@ -60,12 +60,12 @@ class SessionCalls(FacadeBase):
 
             Observer: the return value is ignored.
 
-            Despite its name it fires at the end of every turn, whatever the outcome (D-41);
+            Despite its name it fires at the end of every turn, whatever the outcome;
             session-level work belongs in ``on_session_finalize``.  ``turn_exit_reason`` is an
             open string whose documented forms are ``text_response(finish_reason=<r>)``,
             ``interrupted_by_user``, ``interrupted_by_system(<issuer>)``,
             ``interrupted_during_api_call(<issuer>)``, ``max_iterations_reached(<n>)``,
-            ``empty_response_exhausted`` and ``approval_refused`` (D-42).  Exit paths may
+            ``empty_response_exhausted`` and ``approval_refused``.  Exit paths may
             omit fields; declare parameters with defaults or accept ``**kwargs``.
             """
 
@@ -88,7 +88,7 @@ class SessionCalls(FacadeBase):
 
             Fires when a surface tears down an active session: ``/new``, idle expiry,
             shutdown.  ``reason`` is ``"new_session"``, ``"shutdown"`` or ``"idle_expiry"``
-            (consumers accept others, D-43).  ``old_session_id``/``new_session_id`` only on
+            (consumers accept others).  ``old_session_id``/``new_session_id`` only on
             gateway resets.
             """
 
@@ -111,7 +111,7 @@ class SessionCalls(FacadeBase):
 
             Fires at a session boundary after the replacement exists; ``session_id`` is the
             new id.  Order on every surface: ``on_session_finalize(old)`` then
-            ``on_session_reset(new)`` then ``on_session_start(new)`` on the next turn (D-44).
+            ``on_session_reset(new)`` then ``on_session_start(new)`` on the next turn.
             """
 
         aon_session_reset = async_twin(on_session_reset)

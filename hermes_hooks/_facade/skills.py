@@ -41,7 +41,7 @@ class SkillsCalls(FacadeBase):
             Fires after a skill-usage record write was persisted.  ``action`` is one of
             ``created``, ``installed``, ``loaded``, ``patched``, ``edited``, ``archived``,
             ``stale``, ``restored``; ``provenance`` one of ``installed``, ``agent_created``,
-            ``external``, ``local``, ``unknown``; unknown facts are ``None`` (D-45).
+            ``external``, ``local``, ``unknown``; unknown facts are ``None``.
             """
 
         aon_skill_lifecycle = async_twin(on_skill_lifecycle)

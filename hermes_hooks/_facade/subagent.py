@@ -39,8 +39,8 @@ class SubagentCalls(FacadeBase):
 
             Fires once per child agent, after it is built and before it runs.  It cannot block
             delegation: block the ``delegate_task`` tool in ``pre_tool_call`` instead.
-            ``parent_turn_id`` is ``""`` when unavailable (D-46); ``child_role`` is the
-            effective role, or ``None`` when role-based orchestration is off (D-47).
+            ``parent_turn_id`` is ``""`` when unavailable; ``child_role`` is the
+            effective role, or ``None`` when role-based orchestration is off.
 
             Sensitivity: the child goal may contain user or project content.
             """
@@ -67,7 +67,7 @@ class SubagentCalls(FacadeBase):
 
             Fires once per child after ``delegate_task`` drained its children, on the
             parent's calling thread and serialised there; Python callbacks are never moved to a
-            time-limited worker (PL-08).  ``child_status`` is ``"completed"``, ``"failed"``,
+            time-limited worker.  ``child_status`` is ``"completed"``, ``"failed"``,
             ``"interrupted"`` or ``"error"``.  Keep callbacks fast: heavy delegation fires it
             many times per turn.
             """

@@ -42,7 +42,7 @@ class TranscriptionCalls(FacadeBase):
 
             Returns: ``None``, or a dict with any of ``prompt``, ``language``, ``model`` mapped
             to strings.  Every callback sees the original values; the dicts are applied in
-            callback order, last writer wins per field (D-28).  ``""`` unsets a field
+            callback order, last writer wins per field.  ``""`` unsets a field
             (``prompt`` clears ``stt.prompt``; ``language``/``model`` reset to ``None``).
             Non-string values and unknown keys are ignored; changing ``file_path`` is refused
             with a warning.

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks.adapters import Source, Unloaded
+from hermes_hooks.adapters.gateway_report import check_gateway_hooks, gateway_section
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
@@ -39,7 +41,8 @@ from hermes_hooks.gateway.manifest import (
 )
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
 
 __all__ = [
     "MODULE_PREFIX",
@@ -50,6 +53,7 @@ __all__ = [
     "GatewaySource",
     "load",
     "survey",
+    "unloaded",
 ]
 
 log = logging.getLogger("gateway.hooks")
@@ -99,10 +103,12 @@ class GatewaySource:
 
     name = "gateway"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self._hooks = hooks
-        self.directory = hooks.home / "hooks"
-        self.emitter = GatewayEmitter(hooks.settings.hook_callback_timeout)
+    def __init__(self, context: LoadContext) -> None:
+        self._context = context
+        self.directory = context.home / "hooks"
+        self.emitter = GatewayEmitter(
+            context.settings.hook_callback_timeout, context.manager.warnings
+        )
         self._records: dict[str, GatewayHookRecord] = {}
         self._modules: list[str] = []
 
@@ -145,7 +151,7 @@ class GatewaySource:
         hook = GatewayHook(record.key, record.name, handler_path, manifest.events, handle)
         plugin_name = f"{PLUGIN_PREFIX}{record.key}"
         try:
-            self._hooks.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
+            self._context.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
         except Exception as exc:
             reason = f"cannot register plugin {plugin_name}: {exception_text(exc)}"
             self._fail(record, handler_path, reason)
@@ -204,7 +210,7 @@ class GatewaySource:
         """Unregister every hook, stop its lane and forget its module."""
         for record in self._records.values():
             if record.plugin is not None:
-                self._hooks.manager.unregister(name=record.plugin)
+                self._context.manager.unregister(name=record.plugin)
             self.emitter.remove(record.key)
         for module_name in self._modules:
             sys.modules.pop(module_name, None)
@@ -219,6 +225,14 @@ class GatewaySource:
     def close(self, timeout: float) -> None:
         """Stop the lanes, letting them finish within ``timeout`` seconds."""
         self.emitter.close(timeout)
+
+    def section(self) -> Section:
+        """Each hook's name, directory, events, plugin name and handler, for ``list``."""
+        return gateway_section(self.directory, self.records())
+
+    def check(self) -> list[Finding]:
+        """Each hook's manifest, handler, events and permissions, for ``doctor``."""
+        return check_gateway_hooks(self.directory, self.records())
 
 
 def survey(
@@ -277,8 +291,21 @@ def _signature_problem(handle: Callable[..., Any]) -> str | None:
     return None
 
 
-def load(hooks: Hooks) -> GatewaySource:
-    """Discover the gateway hooks of ``hooks.home`` (gateway surface only, GW-01)."""
-    source = GatewaySource(hooks)
+def load(context: LoadContext) -> GatewaySource:
+    """Discover the gateway hooks of ``context.home`` (gateway surface only, GW-01)."""
+    source = GatewaySource(context)
     source.discover()
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run (safe
+    mode, or the CLI surface): ``list`` says why, and ``doctor`` still reads every
+    manifest without importing a handler."""
+    directory = context.home / "hooks"
+
+    def check() -> list[Finding]:
+        records = [record for record, _ in survey(directory)]
+        return check_gateway_hooks(directory, records, loaded=False)
+
+    return Unloaded("gateway", lambda: gateway_section(directory, None), check)

@@ -24,17 +24,26 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
-from hermes_hooks.envelope import DEFAULT_PROFILE, build_envelope, dumps
+from hermes_hooks.adapters.outbound_report import check_outbound, outbound_section
+from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.telemetry import trace_headers
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
 
-__all__ = ["OutboundSource", "TargetRecord", "load"]
+__all__ = [
+    "OutboundSource",
+    "TargetRecord",
+    "load",
+    "unloaded",
+]
 
 log = logging.getLogger("hermes_hooks.outbound")
 
@@ -78,8 +87,8 @@ class OutboundSource:
 
     name = "outbound"
 
-    def __init__(self, hooks: Hooks, targets: list[Target], skipped: list[Skipped]) -> None:
-        self._hooks = hooks
+    def __init__(self, context: LoadContext, targets: list[Target], skipped: list[Skipped]) -> None:
+        self._context = context
         self.targets = targets
         self.skipped = skipped
         self.lanes: dict[int, Lane | DurableLane] = {}
@@ -119,7 +128,7 @@ class OutboundSource:
     def unload(self) -> None:
         """Remove every callback; lanes deliver what they hold, then stop."""
         for owner in self._owners:
-            self._hooks.manager.unregister_owner(owner)
+            self._context.manager.unregister_owner(owner)
         self._owners.clear()
         self._registered.clear()
         for lane in self.lanes.values():
@@ -138,6 +147,14 @@ class OutboundSource:
             self.outbox.close()
             self.outbox = None
 
+    def section(self) -> Section:
+        """Every target with its url, events, signing and durability, for ``list``."""
+        return outbound_section(self)
+
+    def check(self) -> list[Finding]:
+        """Each target's scheme and secret, and the durable outbox, for ``doctor``."""
+        return check_outbound(self._context.home, self)
+
     def delivery_stats(self) -> dict[str, int]:
         """Events delivered, failed (after their last attempt) and dropped (queue full),
         summed over every lane of this load; read after :meth:`close` for final counts."""
@@ -154,13 +171,13 @@ class OutboundSource:
         from hermes_hooks.webhooks.outbox import Outbox
 
         try:
-            return Outbox.for_home(self._hooks.home)
+            return Outbox.for_home(self._context.home)
         except (OSError, sqlite3.Error) as exc:
             self.outbox_error = f"{type(exc).__name__}: {exc}"
             log.warning(
                 "outbound webhooks: cannot open the outbox in %s (%s); durable targets are "
                 "delivered without it (best effort)",
-                self._hooks.home,
+                self._context.home,
                 exc,
             )
             return None
@@ -173,20 +190,20 @@ class OutboundSource:
                 self.outbox = self._open_outbox()
             if self.outbox is not None:
                 try:
-                    return DurableLane(target, self.outbox)
+                    return DurableLane(target, self.outbox, self._context.manager.warnings)
                 except sqlite3.Error as exc:
                     log.warning(
                         "outbound webhook %s: outbox unusable (%s); delivering without it",
                         target.label,
                         exc,
                     )
-        return Lane(target)
+        return Lane(target, self._context.manager.warnings)
 
     def register(self) -> None:
         """Create one lane per target and register its callbacks."""
-        manager = self._hooks.manager
-        home = str(self._hooks.home)
-        profile = getattr(self._hooks, "profile", None) or DEFAULT_PROFILE
+        manager = self._context.manager
+        home = str(self._context.home)
+        profile = self._context.profile
         for target in self.targets:
             lane = self._lane(target)
             self.lanes[target.index] = lane
@@ -194,7 +211,7 @@ class OutboundSource:
             registered: list[str] = []
             for event in target.events:
                 key = target.key(home, event)
-                if _already_registered(self._hooks, event, key):
+                if _already_registered(self._context, event, key):
                     message = (
                         f"outbound webhook {target.label}: the same target (url, name, matcher "
                         f"and secret) is configured twice for {event}; the duplicate is ignored"
@@ -222,13 +239,13 @@ class OutboundSource:
                 registered.append(event)
             self._registered[target.index] = registered
             start = getattr(lane, "start_if_pending", None)
-            if start is not None and not self._hooks.load_options.get("inspect", False):
+            if start is not None and not self._context.inspect:
                 start()
 
 
-def _already_registered(hooks: Hooks, event: str, key: tuple[str, ...]) -> bool:
+def _already_registered(context: LoadContext, event: str, key: tuple[str, ...]) -> bool:
     return any(
-        getattr(cb.function, _KEY_ATTRIBUTE, None) == key for cb in hooks.manager.callbacks(event)
+        getattr(cb.function, _KEY_ATTRIBUTE, None) == key for cb in context.manager.callbacks(event)
     )
 
 
@@ -255,6 +272,7 @@ def _make_callback(
         headers = build_headers(
             event, delivery_id, body, secret=secret, standard_keys=keys, stamp=int(now)
         )
+        trace_headers(headers)  # traceparent of the firing, taken now: delivery is later
         submit(Delivery(event, delivery_id, timestamp, body, headers))
         return None
 
@@ -262,10 +280,16 @@ def _make_callback(
     return deliver
 
 
-def load(hooks: Hooks) -> OutboundSource:
-    """Parse ``hooks.outbound`` of ``hooks.config`` and register every usable target."""
-    targets, skipped = parse_outbound(hooks.config, str(hooks.home / "config.yaml"))
-    source = OutboundSource(hooks, targets, skipped)
+def load(context: LoadContext) -> OutboundSource:
+    """Parse ``hooks.outbound`` of ``context.config`` and register every usable target."""
+    targets, skipped = parse_outbound(context.config, str(context.config_path))
+    source = OutboundSource(context, targets, skipped)
     if targets:
         source.register()
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
+    section and no findings."""
+    return Unloaded("outbound", lambda: outbound_section(None), list)

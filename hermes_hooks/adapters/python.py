@@ -31,11 +31,14 @@ import yaml
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
 from hermes_hooks._manager import order_group
+from hermes_hooks.adapters import Source, Unloaded
+from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
+    from hermes_hooks.report import Finding, Section
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
@@ -43,6 +46,7 @@ __all__ = [
     "PluginRecord",
     "PythonSource",
     "load",
+    "unloaded",
 ]
 
 log = logging.getLogger("hermes_hooks.plugins")
@@ -77,8 +81,8 @@ class PluginRecord:
 class PluginContext:
     """The ``ctx`` a plugin's ``register(ctx)`` receives."""
 
-    def __init__(self, hooks: Hooks, record: PluginRecord) -> None:
-        self._hooks = hooks
+    def __init__(self, context: LoadContext, record: PluginRecord) -> None:
+        self._context = context
         self._record = record
 
     @property
@@ -89,7 +93,7 @@ class PluginContext:
     @property
     def home(self) -> Path:
         """The Hermes home the plugin was loaded from."""
-        return self._hooks.home
+        return self._context.home
 
     def register_hook(
         self,
@@ -107,9 +111,11 @@ class PluginContext:
         never raises, so the plugin's other registrations survive (D-07, D-08).
         """
         key = self._record.key
-        group = order_group(key, name, tryfirst=tryfirst, trylast=trylast)
+        group = order_group(
+            key, name, tryfirst=tryfirst, trylast=trylast, warnings=self._context.manager.warnings
+        )
         try:
-            self._hooks.manager.register_callback(name, callback, owner=key, group=group)
+            self._context.manager.register_callback(name, callback, owner=key, group=group)
         except PluginLoadError as exc:
             log.warning("%s", exc)
             self._record.problems.append(str(exc))
@@ -128,7 +134,7 @@ class PluginContext:
         """Register a bounded system-prompt section (PS-01); see
         :mod:`hermes_hooks.prompt_sections`.  Raises ``ValueError``/``TypeError`` on a
         bad id, duplicate, content, position or ``max_chars`` (D-57..D-59)."""
-        self._hooks.prompt_sections.register(
+        self._context.prompt_sections.register(
             self._record.key, section_id, content, position=position, max_chars=max_chars
         )
 
@@ -138,21 +144,21 @@ class PythonSource:
 
     name = "python"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self._hooks = hooks
+    def __init__(self, context: LoadContext) -> None:
+        self._context = context
         self.plugins: list[PluginRecord] = []
         self._modules: list[str] = []
 
     def records(self) -> list[PluginRecord]:
         """Every plugin found, loaded or not, in plugin order then the rest by key."""
-        order = {key: i for i, key in enumerate(self._hooks.manager.plugin_order())}
+        order = {key: i for i, key in enumerate(self._context.manager.plugin_order())}
         return sorted(self.plugins, key=lambda r: (order.get(r.key, len(order)), r.key))
 
     def unload(self) -> None:
         """Unregister every plugin and forget its modules, so a reload re-imports."""
         for record in self.plugins:
-            self._hooks.manager.unregister_owner(record.key)
-            self._hooks.prompt_sections.unregister_plugin(record.key)
+            self._context.manager.unregister_owner(record.key)
+            self._context.prompt_sections.unregister_plugin(record.key)
         for module_name in self._modules:
             for loaded in [
                 m for m in sys.modules if m == module_name or m.startswith(module_name + ".")
@@ -164,13 +170,21 @@ class PythonSource:
     def close(self, timeout: float) -> None:
         """Python plugins keep no background work of ours."""
 
+    def section(self) -> Section:
+        """Each plugin's key, origin, state, hooks and load errors, for ``list``."""
+        return python_section(self.records())
+
+    def check(self) -> list[Finding]:
+        """Load failures, refused callbacks and loose permissions, for ``doctor``."""
+        return check_python_plugins(self._context.home, self.records())
+
     # -- discovery ---------------------------------------------------------------------
 
     def discover(self, *, entry_points: bool = True) -> None:
         """Find and load every plugin; idempotent for keys already loaded (D-08)."""
-        settings = self._hooks.settings
+        settings = self._context.settings
         known = {r.key for r in self.plugins}
-        candidates = list(self._directory_candidates(self._hooks.home / "plugins", "directory"))
+        candidates = list(self._directory_candidates(self._context.home / "plugins", "directory"))
         if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
             candidates += self._directory_candidates(Path.cwd() / ".hermes" / "plugins", "project")
         if entry_points:
@@ -203,8 +217,8 @@ class PythonSource:
         try:
             loader(record)
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            self._hooks.manager.unregister_owner(record.key)
-            self._hooks.prompt_sections.unregister_plugin(record.key)
+            self._context.manager.unregister_owner(record.key)
+            self._context.prompt_sections.unregister_plugin(record.key)
             record.state = "failed"
             record.error = f"{type(exc).__name__}: {exception_text(exc)}"
             record.hooks.clear()
@@ -242,19 +256,22 @@ class PythonSource:
         requires = manifest.get("requires_plugins") or []
         if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
             raise PluginLoadError(
-                f"{path / 'plugin.yaml'}: 'requires_plugins' must be a list of plugin names"
+                f"{path / 'plugin.yaml'}: 'requires_plugins' must be a list of plugin names",
+                plugin=record.key,
             )
         init = path / "__init__.py"
         if not init.exists():
-            raise PluginLoadError(f"{init} is missing: a plugin directory needs __init__.py")
+            raise PluginLoadError(
+                f"{init} is missing: a plugin directory needs __init__.py", plugin=record.key
+            )
         module_name = f"{_MODULE_PREFIX}.{re.sub(r'[^0-9A-Za-z_]', '_', record.key)}"
         module = import_file(module_name, init, package=True)
         self._modules.append(module_name)
         register = getattr(module, "register", None)
         if not callable(register):
-            raise PluginLoadError(f"{init} defines no register(ctx) function")
-        self._hooks.manager.set_requirements(record.key, requires)
-        register(PluginContext(self._hooks, record))
+            raise PluginLoadError(f"{init} defines no register(ctx) function", plugin=record.key)
+        self._context.manager.set_requirements(record.key, requires)
+        register(PluginContext(self._context, record))
 
     def _entry_point_candidates(
         self,
@@ -277,15 +294,17 @@ class PythonSource:
         def load_entry_point(record: PluginRecord) -> None:
             target = ep.load()
             if group == HOOKIMPL_GROUP:
-                self._hooks.manager.register(target, name=record.key)
+                self._context.manager.register(target, name=record.key)
                 record.hooks = sorted(
-                    c.name for c in self._hooks.manager.get_hookcallers(target) or ()
+                    c.name for c in self._context.manager.get_hookcallers(target) or ()
                 )
                 return
             register = target if ep.attr else getattr(target, "register", None)
             if not callable(register):
-                raise PluginLoadError(f"entry point {ep.value!r} exposes no register(ctx)")
-            register(PluginContext(self._hooks, record))
+                raise PluginLoadError(
+                    f"entry point {ep.value!r} exposes no register(ctx)", plugin=record.key
+                )
+            register(PluginContext(self._context, record))
 
         return load_entry_point
 
@@ -309,8 +328,14 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return data
 
 
-def load(hooks: Hooks) -> PythonSource:
-    """Discover and register the Python plugins of ``hooks.home``."""
-    source = PythonSource(hooks)
-    source.discover(entry_points=hooks.load_options.get("entry_points", True))
+def load(context: LoadContext) -> PythonSource:
+    """Discover and register the Python plugins of ``context.home``."""
+    source = PythonSource(context)
+    source.discover(entry_points=context.entry_points)
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
+    section and no findings."""
+    return Unloaded("python", lambda: python_section([]), list)

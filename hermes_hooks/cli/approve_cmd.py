@@ -3,13 +3,15 @@
 For headless deployments (gateway, cron, CI) where no TTY prompt can appear.  It
 records the approval with a fresh baseline (time, script mtime and sha256), so running
 it again after reviewing an edited script refreshes what ``list`` and ``doctor``
-compare against.
+compare against.  It pins where the command leads from here (this directory and this
+``PATH``): the program and script paths it prints are the only files the approval runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 NAME = "approve"
 HELP = "approve a shell hook (event + exact command) without the interactive prompt"
@@ -51,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     home = resolve_home(getattr(args, "home", None))
     allowlist = consent.Allowlist(home)
     try:
-        approval = allowlist.approve(event, command)
+        shown = consent.baseline(command)
+        approval = allowlist.approve(event, command, shown)
     except OSError as exc:
         print(f"hermes-hooks: cannot write {allowlist.path}: {exc}", file=sys.stderr)
         return EXIT_FAILURE
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
         for e in parse_hooks(config, str(home / "config.yaml"), quiet=True).entries
         if e.event == event
     )
-    script = consent.baseline(command).path
+    resolution = shown.resolution
+    script = Path(resolution.script) if resolution and resolution.script else None
     if args.json:
         print_json(
             {
@@ -79,6 +83,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  sha256: {approval.script_sha256}")
     else:
         print(f"  script: {script or '?'} not found — no baseline recorded, edits go unnoticed")
+    if resolution is not None and resolution.program != resolution.script:
+        print(f"  program: {resolution.program or 'not found on PATH'}")
+    if resolution is not None and resolution.depends_on:
+        print(
+            f"  pinned: the command depends on {' and '.join(resolution.depends_on)}; "
+            "it runs only while it leads to these files"
+        )
     if not configured:
         print(
             f"  note: {home / 'config.yaml'} has no hooks.{event} entry with this exact "

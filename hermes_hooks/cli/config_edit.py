@@ -24,15 +24,12 @@ from typing import Any
 
 import yaml
 
+from hermes_hooks.errors import ConfigEditError
+
 __all__ = ["ConfigEditError", "Edit", "add_entries", "render_items"]
 
 _HOOKS_LINE = re.compile(r"hooks[ \t]*:[ \t]*(#.*)?\r?\n?")
 _ANY_HOOKS_KEY = re.compile(r"""['"]?hooks['"]?[ \t]*:""")  # plain or quoted, any value
-
-
-class ConfigEditError(ValueError):
-    """The file cannot be edited safely (not YAML, not a mapping, ``hooks:`` not a
-    mapping); the message says what to fix."""
 
 
 @dataclass(frozen=True)

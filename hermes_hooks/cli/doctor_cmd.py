@@ -1,88 +1,40 @@
 """``hermes-hooks doctor``: check every hook of a home and report problems.
 
-Checks are functions ``check(hooks) -> list[Finding]`` named in :data:`CHECKS`; each
-source contributes its own (plugin load failures here; shell, outbound and gateway
-checks beside their commands).  The exit code is 1 when any finding is an error.
+Each hook source contributes its own findings through
+:meth:`~hermes_hooks.adapters.Source.check` (a source that did not load is asked
+through its adapter's stand-in), and telemetry adds whether its setting is usable.
+The exit code is 1 when any finding is an error.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
-from hermes_hooks.report import Finding, Level
-
-if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+from hermes_hooks.report import Finding
 
 NAME = "doctor"
 HELP = "check every plugin, shell hook, outbound target and gateway hook of a home"
 
-__all__ = ["CHECKS", "Finding", "Level", "check_python_plugins", "run"]
-
 _MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
-
-
-#: "module:function" of every check, in report order.
-CHECKS: tuple[str, ...] = (
-    "hermes_hooks.cli.doctor_cmd:check_python_plugins",
-    "hermes_hooks.cli.shell_views:check_shell_hooks",
-    "hermes_hooks.cli.outbound_views:check_outbound",
-    "hermes_hooks.cli.gateway_views:check_gateway_hooks",
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``doctor`` takes only the common options."""
 
 
-def check_python_plugins(hooks: Hooks) -> list[Finding]:
-    """Python plugins: every load failure and refused callback is an error; a plugin
-    directory (or its files, or the plugins root) writable by others is a warning."""
-    from pathlib import Path
-
-    from hermes_hooks._perms import loose_paths
-    from hermes_hooks.adapters.python import PythonSource
-
-    source = hooks.sources.get("python")
-    findings: list[Finding] = []
-    if not isinstance(source, PythonSource):
-        return findings
-    root = hooks.home / "plugins"
-    findings.extend(Finding("warn", f"plugins {root}", p) for p in loose_paths([root]))
-    for record in source.records():
-        subject = f"plugin {record.key}"
-        if record.state == "failed":
-            findings.append(Finding("error", subject, f"failed to load: {record.error}"))
-        elif record.state == "disabled":
-            findings.append(Finding("info", subject, str(record.error)))
-        else:
-            findings.append(
-                Finding("ok", subject, f"loaded ({', '.join(record.hooks) or 'no hooks'})")
-            )
-        findings.extend(Finding("error", subject, problem) for problem in record.problems)
-        if record.source in ("directory", "project") and record.path:
-            path = Path(record.path)
-            code = [path, path / "__init__.py", path / "plugin.yaml"]
-            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
-    return findings
-
-
 def run(args: argparse.Namespace) -> int:
-    """Run every check and print the findings."""
+    """Run every source's checks and print the findings."""
+    from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
+    from hermes_hooks.telemetry import check_telemetry
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
-    hooks = load_home(args, surface="gateway", inspect=True)
-    try:
+    with load_home(args, surface="gateway", inspect=True) as hooks:
         findings: list[Finding] = []
-        for spec in CHECKS:
-            module_name, _, function = spec.partition(":")
-            findings.extend(getattr(importlib.import_module(module_name), function)(hooks))
-    finally:
-        hooks.close()
+        for source in every_source(hooks.sources, hooks.context):
+            findings.extend(source.check())
+        findings.extend(check_telemetry(hooks))
     failed = any(f.level == "error" for f in findings)
     if args.json:
         print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})

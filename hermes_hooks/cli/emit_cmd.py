@@ -140,16 +140,15 @@ def _fire_capturing_logs(
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from hermes_hooks._manager import HookManager
+    from hermes_hooks._context import LoadContext
     from hermes_hooks.adapters import gateway
-    from hermes_hooks.config import Settings, read_config, resolve_home
+    from hermes_hooks.config import read_config, resolve_home
     from hermes_hooks.hooks import Hooks
 
     root = resolve_home(getattr(args, "home", None))
-    config = read_config(root)
-    settings = Settings.from_config(config, str(root / "config.yaml"))
-    hooks = Hooks(HookManager(), home=root, surface="gateway", settings=settings, config=config)
-    hooks.sources["gateway"] = gateway.load(hooks)
+    context = LoadContext(home=root, surface="gateway").with_config(read_config(root))
+    hooks = Hooks(context)
+    hooks.sources["gateway"] = gateway.load(context)
     return hooks
 
 

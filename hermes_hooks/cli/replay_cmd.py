@@ -56,6 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="how long to wait for queued webhook deliveries at the end (default 2)",
     )
+    parser.add_argument(
+        "--otlp-endpoint",
+        metavar="URL",
+        default=None,
+        help="export the replay's spans over OTLP/HTTP to this collector address "
+        "(such as http://127.0.0.1:4318; needs the hermes-hooks[otel-export] extra)",
+    )
 
 
 def _surface(platform: str, chosen: str | None) -> str:
@@ -65,12 +72,24 @@ def _surface(platform: str, chosen: str | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate every file, replay each on a fresh load, print timelines and summary."""
+    """Validate every file, replay each on a fresh load, print timelines and summary;
+    with ``--otlp-endpoint``, every firing's span goes to that collector too."""
+    endpoint = getattr(args, "otlp_endpoint", None)
+    if not endpoint:
+        return _replay(args)
+    from hermes_hooks._otlp import exporting
+
+    with exporting(endpoint):
+        return _replay(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
     from hermes_hooks import load
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.host.loop import ReferenceHost
     from hermes_hooks.host.recording import load_recording
     from hermes_hooks.host.timeline import Summary, render_text, summary_lines
+    from hermes_hooks.telemetry import replay_span
 
     recordings = [load_recording(path) for path in args.files]  # RecordingError -> exit 2
     home = getattr(args, "home", None)
@@ -83,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
         )
         host = ReferenceHost(hooks, approve=args.approve)
         try:
-            timeline = host.replay(recording)
+            with replay_span(recording.path):  # one trace per recording
+                timeline = host.replay(recording)
         finally:
             host.finish(args.flush_timeout)
         total.add(timeline.summary)

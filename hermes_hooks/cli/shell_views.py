@@ -1,18 +1,15 @@
-"""Shell hooks as the ``test`` and ``approve`` commands show them, and the ``list`` /
-``doctor`` entry points for shell hooks.
+"""Shell hooks as the ``test`` and ``approve`` commands show them: how one firing is shown.
 
-The list section and the doctor findings are the shell source's own
+The ``list`` section and the ``doctor`` findings are the shell source's own
 (:meth:`ShellSource.section <hermes_hooks.adapters.shell.ShellSource.section>`,
-:meth:`~hermes_hooks.adapters.shell.ShellSource.check`); :func:`shell_section` and
-:func:`check_shell_hooks` ask it.  What is left here is how one firing is shown.
+:meth:`~hermes_hooks.adapters.shell.ShellSource.check`).
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from hermes_hooks.adapters.shell import ShellSource
 from hermes_hooks.adapters.shell.output import Outcome
 from hermes_hooks.adapters.shell.report import (
     NO_MTIME_NOTE,
@@ -23,20 +20,14 @@ from hermes_hooks.adapters.shell.report import (
     short_text,
 )
 
-if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
-    from hermes_hooks.report import Finding
-
 __all__ = [
     "NO_MTIME_NOTE",
     "approve_hint",
-    "check_shell_hooks",
     "describe_entry",
     "drift_lines",
     "outcome_json",
     "outcome_lines",
     "program_problem",
-    "shell_section",
 ]
 
 
@@ -87,22 +78,3 @@ def outcome_lines(outcome: Outcome, indent: str = "      ") -> list[str]:
     else:
         lines.append("parsed: none — the hook contributes nothing to the dispatcher")
     return [indent + line for line in lines]
-
-
-# -- list and doctor -------------------------------------------------------------------
-
-
-def shell_section(source: ShellSource | None) -> tuple[Any, list[str]]:
-    """The ``list`` section as (JSON value, text lines): the source's own section."""
-    if source is None:
-        return None, ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"]
-    section = source.section()
-    return section.data, section.lines
-
-
-def check_shell_hooks(hooks: Hooks) -> list[Finding]:
-    """Doctor findings for every configured shell hook: the source's own checks."""
-    source = hooks.sources.get("shell")
-    if not isinstance(source, ShellSource):
-        return []
-    return source.check()

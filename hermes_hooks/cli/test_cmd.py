@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.adapters.shell.config import parse_hooks
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
     from hermes_hooks.adapters.shell.hook import run_once
+    from hermes_hooks.adapters.shell.pin import resolve
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.cli.shell_views import (
         approve_hint,
@@ -120,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         entries = [e for e in entries if e.matches(args.for_tool)]
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)
     allowlist = consent.Allowlist(home)
-    approved = {(a.event, a.command) for a in allowlist.approvals()}
+    approved = {(a.event, a.command): a for a in allowlist.approvals()}
     tool = payload.get("tool_name") if event in TOOL_EVENTS else None
 
     reports: list[dict[str, Any]] = []
@@ -134,15 +135,23 @@ def run(args: argparse.Namespace) -> int:
             "fail_closed": entry.fail_closed,
         }
         text.append(f"  → {entry.where}: {entry.command}  ({describe_entry(entry)})")
-        if (event, entry.command) not in approved and bypass is None:
-            report["status"] = "not allowlisted"
-            text.append(f"      {NOT_ALLOWLISTED}")
-            text.append(f"      approve it with: {approve_hint(event, entry.command)}")
+        approval = approved.get((event, entry.command))
+        now = resolve(entry.command)
+        # A command that leads to other files than approved is not approved either.
+        refused = consent.refusal(approval, now) if approval is not None else None
+        if (approval is None or refused) and bypass is None:
+            report["status"] = "refused" if refused else "not allowlisted"
+            if refused:
+                text.append(f"      ✗ refused — {refused}; not run")
+                text.append(f"      {consent.reapprove_hint(event, entry.command, now)}")
+            else:
+                text.append(f"      {NOT_ALLOWLISTED}")
+                text.append(f"      approve it with: {approve_hint(event, entry.command)}")
         elif not entry.matches(tool) and entry.matcher is not None:
             report["status"] = "not matched"
             text.append(f"      – matcher {entry.matcher!r} does not match tool {tool!r}: not run")
         else:
-            outcome = run_once(entry, payload)
+            outcome = run_once(entry, payload, now.argv if now else None)
             report["status"] = "fired"
             report.update(outcome_json(outcome))
             text.extend(outcome_lines(outcome))

@@ -26,11 +26,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
-from hermes_hooks._log import exception_text, excerpt, warn_once
-from hermes_hooks._workers import BoundedRunner, Hung, TimedOut
+from hermes_hooks._isolation import Fault, Listeners, fault_of, warn_fault
+from hermes_hooks._log import WarnOnce
+from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
 from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, await_bounded
+from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
@@ -124,13 +126,18 @@ class GatewayEmitter:
     ``timeout`` is ``plugins.hook_callback_timeout`` as parsed at load (0 = no limit).
     """
 
-    def __init__(self, timeout: float = 30.0) -> None:
+    def __init__(self, timeout: float = 30.0, warnings: WarnOnce | None = None) -> None:
         self.timeout = timeout
+        # The load's warn-once record (its manager's), so two loads warn separately.
+        self._warnings = warnings or WarnOnce()
         self._lock = threading.Lock()
         self._hooks: tuple[GatewayHook, ...] = ()
         self._cache: dict[str, tuple[GatewayHook, ...]] = {}
-        self._listeners: list[Listener] = []
+        self._listeners: Listeners[CallRecord] = Listeners(log, "gateway call-record")
         self._closed = False
+        #: Set by telemetry: opens a span for an emission of ``event`` to ``n``
+        #: handlers and returns the context its handlers run in; None otherwise.
+        self.trace: Callable[[str, int], Any] | None = None
 
     # -- membership (the adapter's side) -----------------------------------------------
 
@@ -142,8 +149,9 @@ class GatewayEmitter:
     def add(self, hook: GatewayHook) -> None:
         """Give ``hook`` a lane and start delivering to it."""
 
-        async def deliver(event: str, context: dict[str, Any]) -> None:
-            await self._run(hook, event, context)
+        async def deliver(event: str, context: dict[str, Any], carry: Any) -> None:
+            with entered(carry):  # the handler runs inside the emission's trace
+                await self._run(hook, event, context)
 
         hook.lane = Lane(deliver)
         with self._lock:
@@ -186,20 +194,7 @@ class GatewayEmitter:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with a :class:`CallRecord` per delivery; returns an
         unsubscribe function."""
-        self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def _record(self, record: CallRecord) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(record)
-            except Exception:
-                log.exception("gateway call-record listener %r failed", listener)
+        return self._listeners.subscribe(listener)
 
     # -- emission ----------------------------------------------------------------------
 
@@ -212,14 +207,14 @@ class GatewayEmitter:
         if self._closed or not self._hooks:
             return
         if not isinstance(event, str):
-            warn_once(
+            self._warnings.warn(
                 log, ("emit-type", type(event)), "[hooks] emit() needs an event name, got %r", event
             )
             return
         if context is None:
             context = {}
         elif not isinstance(context, Mapping):
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("emit-context", event),
                 "[hooks] emit(%r) needs a dict context, got %s; event dropped",
@@ -227,9 +222,11 @@ class GatewayEmitter:
                 type(context).__name__,
             )
             return
-        for hook in self.subscribers(event):
+        subscribers = self.subscribers(event)
+        carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
+        for hook in subscribers:
             lane = hook.lane
-            if lane is None or lane.offer(event, _copy_context(context)):
+            if lane is None or lane.offer(event, _copy_context(context), carry):
                 continue
             log.warning(
                 "[hooks] Queue full for %s (%d pending) — dropping %s",
@@ -237,7 +234,9 @@ class GatewayEmitter:
                 LANE_CAPACITY,
                 event,
             )
-            self._record(CallRecord(hook.name, str(hook.path), event, "dropped", "queue full"))
+            self._listeners.emit(
+                CallRecord(hook.name, str(hook.path), event, "dropped", "queue full")
+            )
 
     async def emit_command(
         self,
@@ -273,10 +272,13 @@ class GatewayEmitter:
         )
         event = f"{COMMAND_PREFIX}{canonical}"
         decision: CommandDecision | None = None
-        for hook in self.subscribers(event):
-            ok, result = await self._run(hook, event, _copy_context(base))
-            if ok and decision is None:
-                decision = read_decision(result, base["raw_command"], hook.name)
+        subscribers = self.subscribers(event)
+        carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
+        with entered(carry):
+            for hook in subscribers:
+                ok, result = await self._run(hook, event, _copy_context(base))
+                if ok and decision is None:
+                    decision = read_decision(result, base["raw_command"], hook.name)
         return decision or CommandDecision()
 
     # -- one call ----------------------------------------------------------------------
@@ -285,7 +287,9 @@ class GatewayEmitter:
         limit = self.timeout or None
         if hook.is_async:
             return await await_bounded(hook.handle(event, context), limit)
-        return await hook.runner.acall(hook.handle, (event, context), {}, limit)
+        # a worker thread does not inherit the emission's trace context: carry it over
+        handle = hook.handle if self.trace is None else carried(hook.handle)
+        return await hook.runner.acall(handle, (event, context), {}, limit)
 
     async def _run(
         self, hook: GatewayHook, event: str, context: dict[str, Any]
@@ -295,58 +299,66 @@ class GatewayEmitter:
         where = str(hook.path)
         try:
             result = await self._call(hook, event, context)
-        except Hung as exc:
-            warn_once(
+        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+            fault = fault_of(exc)
+            detail = self._report(hook, event, fault)
+            self._listeners.emit(
+                CallRecord(
+                    hook.name, where, event, fault.kind, detail, None, time.perf_counter() - started
+                )
+            )
+            return False, None
+        if self._listeners:
+            self._listeners.emit(
+                CallRecord(hook.name, where, event, "ok", "", result, time.perf_counter() - started)
+            )
+        return True, result
+
+    def _report(self, hook: GatewayHook, event: str, fault: Fault) -> str:
+        """Log a failed handler call once (per hook and kind); return the record's detail."""
+        where = ("gateway", str(hook.path))
+        if fault.kind == "skipped":
+            warn_fault(
+                self._warnings,
                 log,
-                ("gateway-hung", where),
+                where,
+                fault,
                 "[hooks] %s (%s) skipped %s: %s — the handler is hung; fix or disable it",
                 hook.name,
-                where,
+                hook.path,
                 event,
-                exc,
+                fault.exc,
             )
-            outcome: Outcome = "skipped"
-            detail = exception_text(exc)
-        except TimedOut:
+            return fault.text
+        if fault.kind == "timeout":
             how = "cancelled" if hook.is_async else "abandoned on its thread"
-            warn_once(
+            warn_fault(
+                self._warnings,
                 log,
-                ("gateway-timeout", where),
+                where,
+                fault,
                 "[hooks] %s (%s) timed out after %g s handling %s — %s",
                 hook.name,
-                where,
+                hook.path,
                 self.timeout,
                 event,
                 how,
             )
-            outcome, detail = "timeout", f"timed out after {self.timeout:g} s ({how})"
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            detail = f"{type(exc).__name__}: {excerpt(exception_text(exc), 500)}"
-            warn_once(
-                log,
-                ("gateway-error", where, detail),
-                "[hooks] Error in %s (%s) handling %s: %s",
-                hook.name,
-                where,
-                event,
-                detail,
-            )
-            log.debug("traceback of %s handling %s", hook.name, event, exc_info=exc)
-            outcome = "error"
-        else:
-            if self._listeners:
-                self._record(
-                    CallRecord(
-                        hook.name, where, event, "ok", "", result, time.perf_counter() - started
-                    )
-                )
-            return True, result
-        self._record(
-            CallRecord(
-                hook.name, where, event, outcome, detail, None, time.perf_counter() - started
-            )
+            return f"timed out after {self.timeout:g} s ({how})"
+        detail = f"{type(fault.exc).__name__}: {fault.excerpt(500)}"
+        warn_fault(
+            self._warnings,
+            log,
+            where,
+            fault,
+            "[hooks] Error in %s (%s) handling %s: %s",
+            hook.name,
+            hook.path,
+            event,
+            detail,
         )
-        return False, None
+        log.debug("traceback of %s handling %s", hook.name, event, exc_info=fault.exc)
+        return detail
 
     # -- waiting and stopping ----------------------------------------------------------
 

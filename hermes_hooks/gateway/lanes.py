@@ -76,27 +76,29 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
 
 
 class Lane:
-    """One hook's FIFO of pending ``(event, context)`` pairs and its delivering task.
+    """One hook's FIFO of pending ``(event, context, carry)`` entries and its
+    delivering task.
 
-    ``deliver`` is awaited once per event, in order; it must not raise (the emitter
-    isolates handler failures before they get here).
+    ``deliver`` is awaited once per event, in order, with the ``carry`` the event was
+    offered with (the trace context it belongs to, or None); it must not raise (the
+    emitter isolates handler failures before they get here).
     """
 
     __slots__ = ("_changed", "_deliver", "_pending", "_task", "capacity")
 
     def __init__(
         self,
-        deliver: Callable[[str, dict[str, Any]], Awaitable[None]],
+        deliver: Callable[[str, dict[str, Any], Any], Awaitable[None]],
         capacity: int = LANE_CAPACITY,
     ) -> None:
         self._deliver = deliver
         self.capacity = capacity
-        self._pending: deque[tuple[str, dict[str, Any]]] = deque()
+        self._pending: deque[tuple[str, dict[str, Any], Any]] = deque()
         # One lock guards the queue and the task slot; emits may come from any loop.
         self._changed = threading.Condition(threading.Lock())
         self._task: asyncio.Task[None] | None = None
 
-    def offer(self, event: str, context: dict[str, Any]) -> bool:
+    def offer(self, event: str, context: dict[str, Any], carry: Any = None) -> bool:
         """Queue one event; start the lane's task on the running loop if it has none.
 
         Returns False, queueing nothing, when ``capacity`` events are already pending.
@@ -104,7 +106,7 @@ class Lane:
         with self._changed:
             if len(self._pending) >= self.capacity:
                 return False
-            self._pending.append((event, context))
+            self._pending.append((event, context, carry))
             if not _alive(self._task):
                 self._task = asyncio.get_running_loop().create_task(self._work())
                 self._task.add_done_callback(self._finished)
@@ -128,8 +130,8 @@ class Lane:
                     if self._task is me:
                         self._task = None
                     return
-                event, context = self._pending.popleft()
-            await self._deliver(event, context)
+                event, context, carry = self._pending.popleft()
+            await self._deliver(event, context, carry)
 
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""

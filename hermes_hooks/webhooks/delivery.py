@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import WarnOnce
 from hermes_hooks.webhooks.wire import build_headers
 
 if TYPE_CHECKING:
@@ -219,9 +219,11 @@ class _LaneBase:
 
     durable = False
 
-    def __init__(self, target: Target, capacity: int) -> None:
+    def __init__(self, target: Target, capacity: int, warnings: WarnOnce | None) -> None:
         self.target = target
         self.capacity = capacity
+        # The load's warn-once record (its manager's), so two loads warn separately.
+        self._warnings = warnings or WarnOnce()
         self.stats = LaneStats()
         self._items: deque[Delivery] = deque()
         self._cond = threading.Condition()
@@ -235,7 +237,7 @@ class _LaneBase:
 
     def _drop(self, event: str, pending: int) -> bool:
         self.stats.dropped += 1
-        warn_once(
+        self._warnings.warn(
             log,
             ("outbound-queue-full", self.target.label, event),
             "outbound webhook queue full (%d pending) — dropping %s event for %s",
@@ -249,7 +251,7 @@ class _LaneBase:
         """Append to the in-memory queue (bounded); start the worker on first use."""
         with self._cond:
             if self._stopping:
-                warn_once(
+                self._warnings.warn(
                     log,
                     ("outbound-closed", self.target.label),
                     "outbound webhook %s: delivery lane is closed — dropping %s event",
@@ -388,7 +390,7 @@ class _LaneBase:
         self.stats.failed += 1
         label = self.target.label
         if outcome.kind == "redirect":
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("outbound-redirect", label, outcome.status),
                 "outbound webhook %s: %s answered HTTP %s, a redirect %s — redirects are "
@@ -404,7 +406,7 @@ class _LaneBase:
         elif outcome.kind in ("client_error", "throttled") and not (
             self.durable and outcome.kind == "throttled"
         ):
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("outbound-4xx", label, outcome.status),
                 "outbound webhook %s: %s event %s rejected with HTTP %s; not retried",
@@ -414,7 +416,7 @@ class _LaneBase:
                 outcome.status,
             )
         else:
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("outbound-failed", label, outcome.kind),
                 "outbound webhook %s: %s event %s: delivery failed after %d attempt(s) (%s)",
@@ -429,8 +431,8 @@ class _LaneBase:
 class Lane(_LaneBase):
     """An ordinary lane: in-memory queue of 256, D-80 retries, best effort."""
 
-    def __init__(self, target: Target) -> None:
-        super().__init__(target, QUEUE_CAPACITY)
+    def __init__(self, target: Target, warnings: WarnOnce | None = None) -> None:
+        super().__init__(target, QUEUE_CAPACITY, warnings)
 
     def submit(self, delivery: Delivery) -> bool:
         """Queue ``delivery``; False if it was dropped (queue full or lane closed)."""
@@ -449,8 +451,8 @@ class DurableLane(_LaneBase):
 
     durable = True
 
-    def __init__(self, target: Target, outbox: Outbox) -> None:
-        super().__init__(target, DURABLE_CAPACITY)
+    def __init__(self, target: Target, outbox: Outbox, warnings: WarnOnce | None = None) -> None:
+        super().__init__(target, DURABLE_CAPACITY, warnings)
         self.outbox = outbox
         self._kicked = False
         self._pending_lock = threading.Lock()
@@ -486,7 +488,7 @@ class DurableLane(_LaneBase):
         except sqlite3.Error as exc:
             with self._pending_lock:
                 self._pending -= 1
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("outbound-outbox-write", self.target.label, type(exc).__name__),
                 "outbound webhook %s: cannot write the outbox %s (%s); delivering without it",
@@ -523,7 +525,7 @@ class DurableLane(_LaneBase):
                 if not self._step(client, lease):
                     return
             except sqlite3.Error as exc:
-                warn_once(
+                self._warnings.warn(
                     log,
                     ("outbound-outbox-read", label, type(exc).__name__),
                     "outbound webhook %s: outbox %s failed (%s); retrying",
@@ -572,7 +574,7 @@ class DurableLane(_LaneBase):
         elif not outcome.retryable(durable=True) or attempts >= target.max_attempts:
             self.outbox.dead(row.id, attempts=attempts, now=now, error=outcome.describe())
             self._report_failure(row.event, row.delivery_id, outcome, attempts)
-            warn_once(
+            self._warnings.warn(
                 log,
                 ("outbound-dead", target.label),
                 "outbound webhook %s: undeliverable events are kept as dead letters in %s; "

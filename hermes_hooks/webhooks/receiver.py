@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 
+from hermes_hooks.errors import VerificationError
 from hermes_hooks.webhooks.signing import (
     GITHUB_HEADER,
     github_signature,
@@ -56,11 +57,6 @@ _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 Scheme = Literal["auto", "github", "standard"]
 Secret = str | bytes
-
-
-class VerificationError(ValueError):
-    """The delivery must be rejected; the message says why (never echo it to callers
-    you do not trust: it only helps you debug your own configuration)."""
 
 
 @dataclass(frozen=True)

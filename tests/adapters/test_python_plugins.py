@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import hermes_hooks
-from tests.conftest import tool_payload, write_plugin
+from tests.helpers import tool_payload, write_plugin
 
 SESSION = {"session_id": "s1", "model": "m", "platform": "cli"}
 

@@ -14,8 +14,8 @@ from hermes_hooks.adapters.shell.config import parse_hooks
 from hermes_hooks.adapters.shell.dialects.claude_tables import compile_matcher
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
-from tests.claude.conftest import configure, payload
-from tests.shell.conftest import py, sh, warnings_of, write_script
+from tests.claude.helpers import configure, payload
+from tests.shell.helpers import py, sh, warnings_of, write_script
 
 
 def parse(block: dict[str, Any], **top: Any) -> Any:

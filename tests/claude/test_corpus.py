@@ -18,8 +18,8 @@ import pytest
 
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.types import VerifyDirective
-from tests.claude.conftest import corpus, payload
-from tests.shell.conftest import warnings_of
+from tests.claude.helpers import corpus, payload
+from tests.shell.helpers import warnings_of
 
 Load = Callable[..., Hooks]
 

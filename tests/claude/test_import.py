@@ -16,7 +16,7 @@ import yaml
 
 from hermes_hooks.cli import main
 from hermes_hooks.schemas import all_schemas
-from tests.claude.conftest import CORPUS
+from tests.claude.helpers import CORPUS
 
 #: The user's Claude Code settings (~/.claude/settings.json).
 USER_SETTINGS = {

@@ -12,8 +12,8 @@ import pytest
 
 from hermes_hooks.adapters.shell.dialects.claude_tables import DEFAULT_TOOLS, ToolTable, tool_table
 from hermes_hooks.hooks import Hooks
-from tests.claude.conftest import payload
-from tests.shell.conftest import py, write_script
+from tests.claude.helpers import payload
+from tests.shell.helpers import py, write_script
 
 RECORDER = """
 import json, os, sys
@@ -143,7 +143,7 @@ def test_updated_input_comes_back_in_our_field_names() -> None:
 def test_post_tool_use_and_failure_read_their_fields(
     home: Path, load: Callable[..., Hooks], recorder: str, record: Any
 ) -> None:
-    from tests.claude.conftest import configure
+    from tests.claude.helpers import configure
 
     configure(
         home,
@@ -231,7 +231,7 @@ def test_each_event_reads_its_claude_fields(
 def test_hooks_claude_tools_extends_and_trims_the_table(
     home: Path, load: Callable[..., Hooks], recorder: str, record: Any
 ) -> None:
-    from tests.claude.conftest import configure
+    from tests.claude.helpers import configure
 
     configure(
         home,

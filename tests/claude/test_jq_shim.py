@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tests.claude.conftest import CORPUS, JQ_SHIM
+from tests.claude.helpers import CORPUS, JQ_SHIM
 
 DOCUMENT = {
     "tool_name": "Write",

@@ -12,8 +12,8 @@ import pytest
 
 from hermes_hooks.adapters.shell.dialects.claude_code import DEFAULT_CONTINUE_MESSAGE
 from hermes_hooks.hooks import Hooks
-from tests.claude.conftest import configure, payload
-from tests.shell.conftest import py, warnings_of, write_script
+from tests.claude.helpers import configure, payload
+from tests.shell.helpers import py, warnings_of, write_script
 
 ARGS = {"command": "ls"}  # the terminal call every PreToolUse case judges
 

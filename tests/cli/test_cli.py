@@ -12,7 +12,7 @@ import pytest
 
 from hermes_hooks.cli import main
 from hermes_hooks.hookspecs import CATALOGUE
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_HOME = REPO / "examples" / "home"
@@ -139,3 +139,38 @@ def test_home_from_environment(home: Path, capsys: Any, monkeypatch: pytest.Monk
     monkeypatch.setenv("HERMES_HOME", str(home))
     code, out, _ = run(capsys, "list")
     assert code == 0 and out.splitlines()[0] == f"Hermes home: {home}"
+
+
+def test_safe_mode_list_and_doctor_keep_every_section(
+    home: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No source loads, yet each adapter still answers for its place in the report.
+    monkeypatch.setenv("HERMES_SAFE_MODE", "1")
+    code, out, _ = run(capsys, "--home", str(home), "list")
+    assert code == 0
+    assert out.splitlines() == [
+        f"Hermes home: {home}",
+        "Python plugins (0):",
+        "  (none)",
+        "Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)",
+        "Outbound webhooks (0):",
+        "  (none)",
+        "Gateway hooks: not loaded (HERMES_SAFE_MODE set)",
+    ]
+    code, out, _ = run(capsys, "--home", str(home), "list", "--json")
+    assert json.loads(out) == {
+        "home": str(home),
+        "python": [],
+        "shell": None,
+        "outbound": [],
+        "gateway": [],
+    }
+    code, out, _ = run(capsys, "--home", str(home), "doctor")
+    assert code == 0
+    assert out.splitlines() == [
+        "ℹ gateway hooks: HERMES_SAFE_MODE set: manifests checked, handlers not imported",
+        f"ℹ gateway hooks: no gateway hooks in {home / 'hooks'}",
+        "✓ telemetry: OpenTelemetry spans and metrics on",
+        "",
+        "no problems found (3 checks)",
+    ]

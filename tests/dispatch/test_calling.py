@@ -12,7 +12,7 @@ import pytest
 from hermes_hooks._callback import Group
 from hermes_hooks.errors import PluginLoadError, UnknownHookError
 from hermes_hooks.types import DecisionRecord
-from tests.conftest import tool_payload
+from tests.helpers import tool_payload
 
 SESSION = {"session_id": "s1", "model": "m", "platform": "cli"}
 

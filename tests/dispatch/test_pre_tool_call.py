@@ -10,7 +10,7 @@ import pytest
 
 from hermes_hooks._callback import Group
 from hermes_hooks.types import ToolDecision
-from tests.conftest import tool_payload
+from tests.helpers import tool_payload
 
 TIMEOUT_MESSAGE = "pre_tool_call plugin callback timed out or is still running"
 

@@ -11,7 +11,7 @@ import pytest
 
 import hermes_hooks.boot
 from hermes_hooks.cli import main
-from tests.gateway.conftest import RECORD_ASYNC, write_hook
+from tests.gateway.helpers import RECORD_ASYNC, write_hook
 from tests.gateway.test_contrib import CONTRIB, ScriptedAgent, install
 
 RAISES = "def handle(event_type, context):\n    raise ValueError('boom')\n"

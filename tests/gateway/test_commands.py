@@ -11,7 +11,7 @@ import pytest
 from hermes_hooks.gateway.commands import CommandDecision
 from hermes_hooks.hooks import Hooks
 from tests.gateway import probe
-from tests.gateway.conftest import messages, run, write_hook
+from tests.gateway.helpers import messages, run, write_hook
 
 
 def returns(value: Any, *, sync: bool = False) -> str:

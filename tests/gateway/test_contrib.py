@@ -19,9 +19,10 @@ import pytest
 
 import hermes_hooks
 import hermes_hooks.boot
+import hermes_hooks.errors
 from hermes_hooks.hooks import Hooks
-from tests.gateway.conftest import messages, run
 from tests.gateway.fakes import FakeServer, Request, fake_server
+from tests.gateway.helpers import messages, run
 
 CONTRIB = Path(__file__).resolve().parents[2] / "contrib" / "gateway-hooks"
 
@@ -263,41 +264,59 @@ def test_boot_md_lives_in_the_user_home_without_hermes_home(
 # -- the default chat agent ----------------------------------------------------------------
 
 
-def test_the_chat_agent_sends_no_key_when_none_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def boot_agent() -> Any:
+    """The boot-md hook's own ``agent.py``, loaded from contrib as the handler loads it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "boot_md_agent_under_test", CONTRIB / "boot-md" / "agent.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_chat_agent_sends_no_key_when_none_is_set(
+    boot_agent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with fake_server(chat_reply("ok")) as server:
         monkeypatch.setenv("BOOT_MD_BASE_URL", server.url + "/v1/")
         monkeypatch.setenv("BOOT_MD_MODEL", "local")
-        agent = hermes_hooks.boot.default_agent_factory()
+        agent = boot_agent.default_agent_factory()
         assert agent.run_conversation("ping") == {"final_response": "ok"}
     (request,) = server.requests
     assert request.path == "/v1/chat/completions"
     assert "authorization" not in request.headers
 
 
-def test_the_chat_agent_reports_bad_answers() -> None:
+def test_the_chat_agent_reports_bad_answers(boot_agent: Any) -> None:
     import httpx
 
     with fake_server(lambda request: (200, {"choices": []})) as server:
-        agent = hermes_hooks.boot.ChatAgent(base_url=server.url, model="m")
+        agent = boot_agent.ChatAgent(base_url=server.url, model="m")
         with pytest.raises(ValueError, match=r"answered without choices\[0\]\.message\.content"):
             agent.run_conversation("ping")
     with fake_server(lambda request: (500, {"error": "down"})) as server:
-        agent = hermes_hooks.boot.ChatAgent(base_url=server.url, model="m")
+        agent = boot_agent.ChatAgent(base_url=server.url, model="m")
         with pytest.raises(httpx.HTTPStatusError, match="500"):
             agent.run_conversation("ping")
 
 
-def test_the_default_factory_refuses_to_guess(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_factory_refuses_to_guess(
+    boot_agent: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("BOOT_MD_BASE_URL", "http://127.0.0.1:9/v1")
-    with pytest.raises(hermes_hooks.boot.BootConfigError, match=r"^BOOT_MD_MODEL is not set"):
-        hermes_hooks.boot.default_agent_factory()
+    with pytest.raises(hermes_hooks.errors.BootConfigError, match=r"^BOOT_MD_MODEL is not set"):
+        boot_agent.default_agent_factory()
     monkeypatch.setenv("BOOT_MD_MODEL", "m")
     monkeypatch.setenv("BOOT_MD_TIMEOUT", "soon")
-    with pytest.raises(hermes_hooks.boot.BootConfigError, match="BOOT_MD_TIMEOUT must be"):
-        hermes_hooks.boot.default_agent_factory()
+    with pytest.raises(hermes_hooks.errors.BootConfigError, match="BOOT_MD_TIMEOUT must be"):
+        boot_agent.default_agent_factory()
     monkeypatch.setenv("BOOT_MD_TIMEOUT", "7.5")
-    assert hermes_hooks.boot.default_agent_factory().timeout == 7.5
+    assert boot_agent.default_agent_factory().timeout == 7.5
 
 
 # -- command-logger (EX-03) ------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE, GatewayHookPlugin, GatewaySource
 from tests.gateway import probe
-from tests.gateway.conftest import RECORD_ASYNC, RECORD_SYNC, messages, run, write_hook
+from tests.gateway.helpers import RECORD_ASYNC, RECORD_SYNC, messages, run, write_hook
 
 # A handler that proves whether it was imported: it leaves a file behind.
 IMPORT_MARK = """
@@ -325,7 +325,7 @@ def test_safe_mode_loads_no_gateway_hook(
 ) -> None:
     directory = write_hook(hooks_dir, "unsafe", body=IMPORT_MARK)
     monkeypatch.setenv("HERMES_SAFE_MODE", "Yes")
-    source = GatewaySource(make_hooks())
+    source = GatewaySource(make_hooks().context)
     source.discover()
     assert messages(caplog, logging.INFO) == [SAFE_MODE_MESSAGE]
     assert SAFE_MODE_MESSAGE == "[hooks] HERMES_SAFE_MODE set — gateway hooks not loaded"

@@ -8,7 +8,7 @@ from datetime import datetime
 from pathlib import Path
 
 import hermes_hooks
-from tests.gateway.conftest import run
+from tests.gateway.helpers import run
 from tests.gateway.test_contrib import EXPECTED_PROMPT
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from hermes_hooks._workers import TimedOut
 from hermes_hooks.gateway.lanes import _bounded_by_timer, await_bounded
 from hermes_hooks.hooks import Hooks
 from tests.gateway import probe
-from tests.gateway.conftest import RECORD_ASYNC, messages, run, write_hook
+from tests.gateway.helpers import RECORD_ASYNC, messages, run, write_hook
 
 # Blocks (sync, on its worker thread) until the test opens gate "<key>"; tells when done.
 BLOCK_SYNC = """

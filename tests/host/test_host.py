@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from pathlib import Path
@@ -279,7 +280,7 @@ def test_pre_verify_is_capped_by_max_verify_nudges(
     make_hooks: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     hooks = make_hooks()
-    hooks.config = {"agent": {"max_verify_nudges": 2}}
+    hooks.rebind(dataclasses.replace(hooks.context, config={"agent": {"max_verify_nudges": 2}}))
     on(hooks, "pre_verify", lambda **kw: {"decision": "block", "reason": "again"})
     watch = Calls()
     watch.watch(hooks, "pre_verify", "post_llm_call")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hermes_hooks.cli import main
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_HOME = REPO / "examples" / "home"

@@ -16,7 +16,7 @@ from hermes_hooks.cli import main
 from hermes_hooks.cli.listen_cmd import _text
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from hermes_hooks.webhooks.wire import build_headers
-from tests.outbound.conftest import OutboundEnv
+from tests.outbound.helpers import OutboundEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 

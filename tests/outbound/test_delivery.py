@@ -20,12 +20,11 @@ from pathlib import Path
 import pytest
 
 from hermes_hooks._callback import Group
-from hermes_hooks.cli.outbound_views import outbound_section
 from hermes_hooks.webhooks import verify
 from hermes_hooks.webhooks.delivery import DurableLane, Lane
-from tests.conftest import tool_payload
-from tests.outbound.conftest import OutboundEnv
+from tests.helpers import tool_payload
 from tests.outbound.endpoint import Reply, closed_port, wait_until
+from tests.outbound.helpers import OutboundEnv
 
 SECRET = "s3cr3t-for-tests"
 SESSION_END = {
@@ -517,7 +516,7 @@ def test_unset_secret_env_delivers_unsigned_without_falling_back(
         "outbound webhook ci-notify: secret_env HERMES_TEST_UNSET_SECRET is not set — "
         "deliveries will be UNSIGNED"
     ) in messages(caplog)
-    _, lines = outbound_section(env.source(hooks))
+    lines = env.source(hooks).section().lines
     assert "UNSIGNED (secret_env HERMES_TEST_UNSET_SECRET (not set))" in "\n".join(lines)
 
 
@@ -612,7 +611,7 @@ def test_loading_twice_is_idempotent_and_unload_removes_everything(env: Outbound
               events: [on_session_end, subagent_stop]
         """
     )
-    again = outbound.load(hooks)
+    again = outbound.load(hooks.context)
     assert len(hooks.manager.callbacks("on_session_end")) == 1
     assert again.records()[0].events == []  # everything was already registered
     hooks.unload()

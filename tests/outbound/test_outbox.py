@@ -24,8 +24,8 @@ from hermes_hooks.cli import main
 from hermes_hooks.webhooks import verify
 from hermes_hooks.webhooks.delivery import parse_retry_after
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox, Row
-from tests.outbound.conftest import OutboundEnv
 from tests.outbound.endpoint import Reply, wait_until
+from tests.outbound.helpers import OutboundEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -24,11 +24,11 @@ import yaml
 import hermes_hooks
 from hermes_hooks import testing
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
-from tests.conftest import write_plugin
+from tests.helpers import write_plugin
 from tests.outbound.endpoint import Endpoint, wait_until
-from tests.robustness.conftest import scale
+from tests.robustness.helpers import scale
 from tests.robustness.resources import thread_count
-from tests.shell.conftest import approve, sh, write_script
+from tests.shell.helpers import approve, sh, write_script
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -22,8 +22,8 @@ from hermes_hooks import testing
 from hermes_hooks.gateway.emitter import CallRecord
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.types import ErrorClassification, TranscriptionRequest
-from tests.conftest import tool_payload
-from tests.gateway.conftest import write_hook
+from tests.gateway.helpers import write_hook
+from tests.helpers import tool_payload
 from tests.outbound.endpoint import wait_until
 from tests.robustness import probe
 

@@ -18,11 +18,11 @@ import hermes_hooks
 from hermes_hooks import testing
 from hermes_hooks.gateway.emitter import CallRecord
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload, write_plugin
-from tests.gateway.conftest import write_hook
+from tests.gateway.helpers import write_hook
+from tests.helpers import tool_payload, write_plugin
 from tests.outbound.endpoint import Endpoint, Reply, wait_until
 from tests.robustness import probe
-from tests.shell.conftest import approve, py, sh, write_script
+from tests.shell.helpers import approve, py, sh, write_script
 
 TIMEOUT_MESSAGE = "pre_tool_call plugin callback timed out or is still running"
 

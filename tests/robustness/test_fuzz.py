@@ -46,7 +46,7 @@ from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.webhooks import VerificationError, verify
 from hermes_hooks.webhooks.signing import github_signature, standard_key, standard_signature
 from hermes_hooks.webhooks.wire import build_headers, utc_timestamp
-from tests.robustness.conftest import capture_logs
+from tests.robustness.helpers import capture_logs
 
 #: Shell stdout interpreters under fuzz: name -> ``interpret(entry, result) -> Outcome``.
 #: The Hermes dialect reads our ``action`` field and the Claude Code fields

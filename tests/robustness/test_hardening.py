@@ -24,10 +24,10 @@ from hermes_hooks._log import REDACTED, REDACTED_LOGGERS, redact
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
-from tests.conftest import tool_payload, write_plugin
-from tests.gateway.conftest import write_hook
+from tests.gateway.helpers import write_hook
+from tests.helpers import tool_payload, write_plugin
 from tests.outbound.endpoint import closed_port, wait_until
-from tests.shell.conftest import approve, py, sh, write_script
+from tests.shell.helpers import approve, py, sh, write_script
 
 PACKAGE = Path(hermes_hooks.__file__).parent
 

@@ -30,11 +30,11 @@ from hermes_hooks.adapters.shell.run import run_command
 from hermes_hooks.gateway.lanes import LANE_CAPACITY
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.webhooks.delivery import DURABLE_CAPACITY, QUEUE_CAPACITY, DurableLane
-from tests.conftest import tool_payload
-from tests.gateway.conftest import write_hook
+from tests.gateway.helpers import write_hook
+from tests.helpers import tool_payload
 from tests.outbound.endpoint import closed_port, wait_until
 from tests.robustness import probe
-from tests.robustness.conftest import scale
+from tests.robustness.helpers import scale
 from tests.robustness.resources import (
     descendants,
     marked_processes,
@@ -42,7 +42,7 @@ from tests.robustness.resources import (
     traced_memory,
     zombie_children,
 )
-from tests.shell.conftest import approve, write_script
+from tests.shell.helpers import approve, write_script
 
 KIB = 1024
 

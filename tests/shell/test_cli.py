@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from hermes_hooks._context import LoadContext
+from hermes_hooks.adapters.shell import unloaded
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
-from hermes_hooks.cli.shell_views import check_shell_hooks, shell_section
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.report import Finding, Section
-from tests.shell.conftest import (
+from tests.shell.helpers import (
     CONTRIB,
     allowlist_document,
     approve,
@@ -457,19 +458,21 @@ def test_the_list_section_of_a_live_source_shows_a_revocation(
     approve(home, "pre_tool_call", str(gate))
     source = load().sources["shell"]
     Allowlist(home).revoke(str(gate))
-    data, lines = shell_section(source)
-    assert data["hooks"][0]["state"] == "revoked"
-    assert lines[2] == f"    ✗ {gate}  timeout=60s  (revoked)"
-    assert shell_section(None) == (
+    section = source.section()
+    assert section.data["hooks"][0]["state"] == "revoked"
+    assert section.lines[2] == f"    ✗ {gate}  timeout=60s  (revoked)"
+    stand_in = unloaded(LoadContext(home=home))
+    assert (stand_in.section().data, stand_in.section().lines) == (
         None,
         ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"],
     )
+    assert stand_in.check() == []
 
 
 def test_the_shell_source_reports_its_own_section_and_findings(
     home: Path, load: Callable[..., Any]
 ) -> None:
-    # list and doctor can ask the source directly; the shell_views names are wrappers.
+    # list and doctor ask the source directly.
     gate = write_script(home / "agent-hooks" / "gate.sh", sh("cat >/dev/null; echo '{}'"))
     write_config(home, {"pre_tool_call": [{"command": str(gate)}]})
     hooks = load()
@@ -481,7 +484,6 @@ def test_the_shell_source_reports_its_own_section_and_findings(
         "  [pre_tool_call]",
         f"    ✗ {gate}  timeout=60s  (not allowlisted)",
     ]
-    assert shell_section(source) == (section.data, section.lines)
     subject = f"shell hooks.pre_tool_call[0] {gate}"
     assert source.check() == [
         Finding("ok", subject, "program found and executable"),
@@ -493,4 +495,3 @@ def test_the_shell_source_reports_its_own_section_and_findings(
         ),
         Finding("info", subject, "smoke test skipped — not allowlisted yet"),
     ]
-    assert check_shell_hooks(hooks) == source.check()

@@ -13,7 +13,7 @@ from hermes_hooks.adapters.shell.config import (
     split_command,
 )
 from hermes_hooks.hookspecs import VALID_HOOKS
-from tests.shell.conftest import approve, sh, warnings_of, write_config, write_script
+from tests.shell.helpers import approve, sh, warnings_of, write_config, write_script
 
 
 def parse(block: object, **top: object):  # type: ignore[no-untyped-def]

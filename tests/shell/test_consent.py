@@ -20,8 +20,8 @@ import pytest
 from hermes_hooks.adapters.shell import consent
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import (
+from tests.helpers import tool_payload
+from tests.shell.helpers import (
     REPO,
     allowlist_document,
     approve,
@@ -76,10 +76,13 @@ def test_approval_writes_the_spec_document_with_a_baseline_atomically_0600(
         "event",
         "command",
         "approved_at",
+        "program_path",
+        "script_path",
         "script_mtime_at_approval",
         "script_sha256",
     ]
     assert (entry["event"], entry["command"]) == ("post_tool_call", str(script))
+    assert (entry["program_path"], entry["script_path"]) == (str(script), str(script))
     assert ISO_SECONDS.match(entry["approved_at"])
     assert entry["script_mtime_at_approval"] == consent.utc_iso(script.stat().st_mtime)
     assert entry["script_mtime_at_approval"].endswith("Z")
@@ -435,3 +438,106 @@ def test_a_bypass_approval_that_cannot_be_saved_still_runs_this_session(
     hooks.post_tool_call(**tool_payload())
     assert fired(counter) == 2
     assert any("it is approved for this run only" in m for m in warnings_of(caplog))
+
+
+# -- the prompt records exactly what it showed ---------------------------------------------------
+
+
+class EditingTerminal(io.StringIO):
+    """A terminal whose user runs ``edit`` while the question is on screen."""
+
+    def __init__(self, edit: Callable[[], None]) -> None:
+        super().__init__()
+        self.edit = edit
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if text.endswith("Allow this hook to run? [y/N]: "):
+            self.edit()
+        return written
+
+
+def shown_sha256(err: str) -> str:
+    (match,) = re.findall(r"\(sha256 ([0-9a-f]{64})\)", err)
+    return match
+
+
+def test_the_prompt_shows_the_full_hash_it_records(
+    home: Path,
+    counting_hook: tuple[Path, Path],
+    load: Callable[..., Hooks],
+    tty_stdin: Callable[[bytes], None],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    script, counter = counting_hook
+    tty_stdin(b"y\n")
+    load().post_tool_call(**tool_payload())
+    shown = shown_sha256(capsys.readouterr().err)
+    (entry,) = allowlist_document(home)["approvals"]
+    assert entry["script_sha256"] == shown == hashlib.sha256(script.read_bytes()).hexdigest()
+    assert entry["script_path"] == str(script)
+    assert fired(counter) == 1
+
+
+def test_a_script_edited_while_the_prompt_is_shown_is_not_approved(
+    home: Path,
+    counting_hook: tuple[Path, Path],
+    load: Callable[..., Hooks],
+    tty_stdin: Callable[[bytes], None],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    script, counter = counting_hook
+    before = hashlib.sha256(script.read_bytes()).hexdigest()
+    evil = sh("cat >/dev/null\necho swapped >&2")
+
+    def swap() -> None:
+        script.write_text(evil)
+
+    terminal = EditingTerminal(swap)
+    monkeypatch.setattr(sys, "stderr", terminal)
+    tty_stdin(b"y\n")
+    hooks = load()
+    after = hashlib.sha256(evil.encode()).hexdigest()
+    err = terminal.getvalue()
+    assert shown_sha256(err) == before
+    assert err.endswith(
+        f"Allow this hook to run? [y/N]: ✗ Not approved: {script} changed (sha256 {before} "
+        f"shown, {after} now) while you were reading. Review it again; you will be asked "
+        "at the next start.\n"
+    )
+    assert registered(hooks) == []
+    assert hooks.sources["shell"].records()[0].state == "declined"
+    assert not (home / ALLOWLIST_NAME).exists()
+    assert warnings_of(caplog) == [
+        f"shell hook for post_tool_call ({script}) not approved: {script} changed (sha256 "
+        f"{before} shown, {after} now) while it was shown",
+        d72("post_tool_call", str(script)),
+    ]
+    hooks.post_tool_call(**tool_payload())
+    assert fired(counter) == 0
+
+
+def test_a_command_that_resolves_elsewhere_while_the_prompt_is_shown_is_not_approved(
+    home: Path,
+    load: Callable[..., Hooks],
+    tty_stdin: Callable[[bytes], None],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for directory in (first, second):
+        write_script(directory / "hook.sh", sh("cat >/dev/null"))
+    write_config(home, {"post_tool_call": [{"command": "./hook.sh"}]})
+    monkeypatch.chdir(first)
+    terminal = EditingTerminal(lambda: os.chdir(second))
+    monkeypatch.setattr(sys, "stderr", terminal)
+    tty_stdin(b"y\n")
+    hooks = load()
+    assert terminal.getvalue().endswith(
+        f"✗ Not approved: the command now resolves to {second / 'hook.sh'}, not "
+        f"{first / 'hook.sh'} while you were reading. Review it again; you will be asked "
+        "at the next start.\n"
+    )
+    assert registered(hooks) == []
+    assert not (home / ALLOWLIST_NAME).exists()

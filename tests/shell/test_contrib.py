@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import CONTRIB, approve, sh, write_config, write_script
+from tests.helpers import tool_payload
+from tests.shell.helpers import CONTRIB, approve, sh, write_config, write_script
 
 RM_RF_MESSAGE = "bloqueado: rm -rf / não é permitido"
 

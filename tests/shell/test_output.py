@@ -11,8 +11,8 @@ import pytest
 
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.types import VerifyDirective
-from tests.conftest import tool_payload
-from tests.shell.conftest import approve, py, sh, warnings_of, write_config, write_script
+from tests.helpers import tool_payload
+from tests.shell.helpers import approve, py, sh, warnings_of, write_config, write_script
 from tests.shell.test_run import wait_gone
 
 Gate = Callable[..., Hooks]

@@ -18,8 +18,8 @@ from hermes_hooks.adapters.shell import persistent
 from hermes_hooks.adapters.shell.config import parse_hooks
 from hermes_hooks.adapters.shell.hook import ShellHook
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import approve, py, warnings_of, write_config
+from tests.helpers import tool_payload
+from tests.shell.helpers import approve, py, warnings_of, write_config
 from tests.shell.test_run import process_gone, wait_gone
 
 # A hook speaking the protocol by hand.  Each request is logged to requests.jsonl next

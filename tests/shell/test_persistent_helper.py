@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload
-from tests.shell.conftest import CONTRIB, approve, py, warnings_of, write_config, write_script
+from tests.helpers import tool_payload
+from tests.shell.helpers import CONTRIB, approve, py, warnings_of, write_config, write_script
 
 HELPER = CONTRIB / "hermes_persistent.py"
 

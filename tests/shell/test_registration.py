@@ -14,8 +14,8 @@ import pytest
 import hermes_hooks
 from hermes_hooks.adapters import shell
 from hermes_hooks.hooks import Hooks
-from tests.conftest import tool_payload, write_plugin
-from tests.shell.conftest import approve, py, sh, warnings_of, write_config, write_script
+from tests.helpers import tool_payload, write_plugin
+from tests.shell.helpers import approve, py, sh, warnings_of, write_config, write_script
 
 RECORDER = py(
     "import sys, pathlib\n"
@@ -147,14 +147,14 @@ def test_loading_twice_registers_once_and_unload_then_reload_restores(
     assert any(
         "hooks.post_tool_call[1] repeats hooks.post_tool_call[0]" in m for m in warnings_of(caplog)
     )
-    again = shell.load(hooks)
+    again = shell.load(hooks.context)
     assert len(hooks.manager.callbacks("post_tool_call")) == 1
     assert again.records()[0].note == "already registered"
     again.unload()  # it registered nothing, so it removes nothing
     assert len(hooks.manager.callbacks("post_tool_call")) == 1
     hooks.sources["shell"].unload()
     assert hooks.manager.callbacks("post_tool_call") == ()
-    hooks.sources["shell"] = shell.load(hooks)
+    hooks.sources["shell"] = shell.load(hooks.context)
     assert len(hooks.manager.callbacks("post_tool_call")) == 1
 
 

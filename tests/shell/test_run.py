@@ -15,7 +15,7 @@ import pytest
 
 from hermes_hooks.adapters.shell import run as shell_run
 from hermes_hooks.adapters.shell.run import STREAM_CAP, run_command
-from tests.shell.conftest import py, sh, write_script
+from tests.shell.helpers import py, sh, write_script
 
 MIB = 1024 * 1024
 

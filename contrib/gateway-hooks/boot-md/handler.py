@@ -1,14 +1,16 @@
 """boot-md: run ~/.hermes/BOOT.md once at every gateway start-up (the BOOT.md pattern).
 
 The agent comes from the host through ``hermes_hooks.boot.set_agent_factory``; without
-one, the default factory talks to the OpenAI-compatible endpoint named by the
-``BOOT_MD_*`` environment variables.  The hook logs the agent's final response and
-delivers nothing: to post it somewhere, add a delivery step such as the
-Telegram POST of the long-task-alert hook.
+one, the default agent beside this file (``agent.py``) talks to the OpenAI-compatible
+endpoint named by the ``BOOT_MD_*`` environment variables.  The hook logs the agent's
+final response and delivers nothing: to post it somewhere, add a delivery step
+such as the Telegram POST of the long-task-alert hook.
 """
 
+import importlib.util
 import logging
 import threading
+from pathlib import Path
 
 from hermes_hooks.boot import boot_file, get_agent_factory
 
@@ -35,10 +37,20 @@ def _build_prompt(content: str) -> str:
     )
 
 
+def _default_agent_factory():
+    """The factory of ``agent.py`` beside this file, loaded when first needed."""
+    spec = importlib.util.spec_from_file_location(
+        "hermes_hook_boot_md_agent", Path(__file__).with_name("agent.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.default_agent_factory
+
+
 def _run_boot_agent(content: str) -> None:
-    """Build a one-shot agent with the host's factory and run the checklist."""
+    """Build a one-shot agent with the host's factory (else ours) and run the checklist."""
     try:
-        agent = get_agent_factory()()
+        agent = (get_agent_factory() or _default_agent_factory())()
         result = agent.run_conversation(_build_prompt(content))
         response = (result.get("final_response", "") or "").strip()
         if response.upper() not in SILENT_REPLIES:

@@ -1,6 +1,6 @@
 """Shell hooks: the ``hooks:`` block of ``config.yaml`` as ordinary callbacks (SH-*).
 
-``load(hooks)`` reads the block (:mod:`.config`), applies consent to each
+``load(context)`` reads the block (:mod:`.config`), applies consent to each
 ``(event, command)`` pair (:mod:`.consent`: the allowlist, the three bypasses, the TTY
 prompt, the D-72 warning) and registers every approved entry on the manager in the
 SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run after Python
@@ -12,6 +12,7 @@ The package, one job per module:
 * :mod:`.entry` -- :class:`~.entry.ShellEntry`, one loaded entry;
 * :mod:`.config` -- reading the ``hooks:`` block into entries;
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
+* :mod:`.pin` -- where a command leads (program and script), pinned at approval;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
@@ -26,30 +27,31 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks.adapters import Unloaded
 from hermes_hooks.adapters.shell import consent, report
 from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
 from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
-    from hermes_hooks._manager import HookManager
-    from hermes_hooks.hooks import Hooks
+    from hermes_hooks._context import LoadContext
+    from hermes_hooks.adapters import Source
     from hermes_hooks.report import Finding, Section
 
-__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load"]
+__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
 # D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
 _Key = tuple[str, str, str | None, str, str]
-_REGISTERED: weakref.WeakKeyDictionary[HookManager, set[_Key]] = weakref.WeakKeyDictionary()
+_STATE = "shell"
 
 
 class ShellSource:
@@ -57,17 +59,20 @@ class ShellSource:
 
     name = "shell"
 
-    def __init__(self, hooks: Hooks) -> None:
-        self.home = hooks.home
-        self.config_path = hooks.home / "config.yaml"
-        self.allowlist = consent.Allowlist(hooks.home)
+    def __init__(self, context: LoadContext) -> None:
+        self.home = context.home
+        self.config_path = context.config_path
+        self.allowlist = consent.Allowlist(context.home)
         self.watch = consent.AllowlistWatch(self.allowlist)
         # One owner per load, so unloading a source removes exactly what it registered.
-        self.owner = f"shell-hooks:{hooks.home}:{next(_LOADS)}"
-        self.bypass = consent.bypass_reason(hooks.accept_hooks, hooks.config)
+        self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
+        self.bypass = consent.bypass_reason(context.accept_hooks, context.config)
         self.parsed = ParsedHooks()
         self.entries: list[ShellRecord] = []
-        self._manager = hooks.manager
+        # Approvals made in this load (a bypass or the prompt), kept for hooks whose
+        # approval could not be saved: they still hold the command to what was approved.
+        self._approved_now: dict[tuple[str, str], consent.Approval] = {}
+        self._manager = context.manager
         self._keys: set[_Key] = set()
 
     def records(self) -> list[ShellRecord]:
@@ -82,7 +87,7 @@ class ShellSource:
         """Parse, apply consent, register."""
         self.parsed = parse_hooks(config, str(self.config_path))
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
-        held = _REGISTERED.setdefault(self._manager, set())
+        held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
         for entry in self.parsed.entries:
             if entry.key in seen:
@@ -114,26 +119,59 @@ class ShellSource:
             register_session_context(self._manager, self.owner, claude)
 
     def _consent(self, entry: ShellEntry) -> tuple[str, str | None]:
-        """("approved", how) or (the reason it is not)."""
-        if self.watch.approved(entry.event, entry.command):
-            return "approved", "allowlist"
+        """("approved", how) or (the reason it is not).
+
+        An approved command that no longer leads to the files its approval pinned (or
+        an unpinned one that goes through the current directory or ``PATH``) needs
+        re-approval: a bypass or the prompt may give it; without one it is registered
+        all the same and refuses every firing while the files differ, so a fail-closed
+        gate blocks instead of silently not guarding.
+        """
         inspecting = consent.is_inspecting()
+        approval = self.watch.approval(entry.event, entry.command)
+        again = None
+        if approval is not None:
+            again = consent.refusal(approval, resolve(entry.command))
+            if again is None or inspecting:
+                return "approved", "allowlist"
         if self.bypass is not None and not inspecting:
-            self._record(entry)
-            log.info("shell hook %s (%s) approved by %s", entry.where, entry.command, self.bypass)
+            self._record(entry, consent.baseline(entry.command))
+            if again is not None:
+                log.warning(
+                    "shell hook %s (%s) approved again by %s: %s",
+                    entry.where,
+                    entry.command,
+                    self.bypass,
+                    again,
+                )
+            else:
+                log.info(
+                    "shell hook %s (%s) approved by %s", entry.where, entry.command, self.bypass
+                )
             return "approved", self.bypass
         if inspecting:
             return "not allowlisted", None
-        answer = consent.prompt(entry.event, entry.command, allowlist_path=self.allowlist.path)
+        shown = consent.baseline(entry.command)
+        answer = consent.prompt(
+            entry.event,
+            entry.command,
+            allowlist_path=self.allowlist.path,
+            shown=shown,
+            why=again,
+        )
         if answer:
-            self._record(entry)
+            self._record(entry, shown)
             return "approved", "prompt"
+        if approval is not None:
+            return "approved", "allowlist"  # refused at each firing; the ERROR follows
         log.warning(consent.NOT_ALLOWLISTED_WARNING, entry.event, entry.command)
         return ("declined" if answer is False else "not allowlisted"), None
 
-    def _record(self, entry: ShellEntry) -> None:
+    def _record(self, entry: ShellEntry, shown: consent.Baseline) -> None:
+        approval = consent.Approval.of(entry.event, entry.command, shown)
+        self._approved_now[(entry.event, entry.command)] = approval
         try:
-            self.allowlist.approve(entry.event, entry.command)
+            self.allowlist.add(approval)
         except OSError as exc:
             log.warning(
                 "cannot save the approval of shell hook %s (%s) to %s (%s); it is approved "
@@ -150,7 +188,8 @@ class ShellSource:
         if key in held:
             log.debug("shell hook %s already registered on this manager", entry.where)
             return ShellRecord(entry, "registered", how, note="already registered")
-        hook = ShellHook(entry, self.watch)
+        pin = self._approved_now.get((entry.event, entry.command))
+        hook = ShellHook(entry, self.watch, pin=pin, source=str(self.config_path))
         try:
             self._manager.register_callback(
                 entry.event,
@@ -166,14 +205,18 @@ class ShellSource:
             return ShellRecord(entry, "failed", how, note=str(exc))
         held.add(key)
         self._keys.add(key)
-        return ShellRecord(entry, "registered", how, hook=hook)
+        note = None
+        if not consent.is_inspecting():
+            _, refused = hook.check_resolution()  # says so now, not at the first firing
+            note = f"refused until approved again: {refused}" if refused else None
+        return ShellRecord(entry, "registered", how, note=note, hook=hook)
 
     def unload(self) -> None:
         """Remove every callback this source registered (a reload starts here, D-08)
         and end the processes of its persistent entries."""
         self._manager.unregister_owner(self.owner)
         self.close(1.0)
-        held = _REGISTERED.get(self._manager)
+        held = self._manager.adapter_state.get(_STATE)
         if held is not None:
             held.difference_update(self._keys)
         self._keys.clear()
@@ -197,8 +240,13 @@ class ShellSource:
         return report.check(self)
 
 
-def load(hooks: Hooks) -> ShellSource:
-    """The adapter entry point: load the shell hooks of ``hooks.home``."""
-    source = ShellSource(hooks)
-    source.load(hooks.config)
+def load(context: LoadContext) -> ShellSource:
+    """The adapter entry point: load the shell hooks of ``context.home``."""
+    source = ShellSource(context)
+    source.load(context.config)
     return source
+
+
+def unloaded(context: LoadContext) -> Source:
+    """The stand-in ``list`` and ``doctor`` ask when this adapter did not run."""
+    return Unloaded("shell", report.unloaded_section, list)

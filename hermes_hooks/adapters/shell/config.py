@@ -57,6 +57,7 @@ __all__ = [
     "expand_argv",
     "parse_hooks",
     "script_for_command",
+    "script_index",
     "split_command",
 ]
 
@@ -118,27 +119,39 @@ def expand_argv(argv: list[str]) -> tuple[str, ...]:
     return tuple(_expand(arg) for arg in argv)
 
 
-def script_for_command(command: str) -> Path | None:
-    """The script a command runs, per D-73, or None when the command cannot be split.
+def script_index(parts: list[str]) -> int | None:
+    """Which of a command's arguments names its script, per D-73; None for none.
 
     The first argument with a script extension, else the first containing ``/`` or
-    starting with ``~``, else the first (``~`` expanded).  A bare program name is looked
-    up on ``PATH`` the way the spawn does.  The path need not exist.  A shell given
-    inline code (``sh -c '...'``) runs no script file: None, so the code text is never
-    mistaken for a path.
+    starting with ``~``, else the first.  A shell given inline code (``sh -c '...'``)
+    runs no script file: None, so the code text is never mistaken for a path.
+    """
+    if not parts:
+        return None
+    if Path(parts[0]).name in _SHELLS and "-c" in parts[1:]:
+        return None
+    for index, part in enumerate(parts):
+        if part.lower().endswith(SCRIPT_EXTENSIONS):
+            return index
+    return next((i for i, p in enumerate(parts) if "/" in p or p.startswith("~")), 0)
+
+
+def script_for_command(command: str) -> Path | None:
+    """The script a command runs, per D-73 (:func:`script_index`, ``~`` expanded), or
+    None when the command cannot be split or runs inline code.
+
+    A bare program name is looked up on ``PATH`` the way the spawn does.  The path need
+    not exist.
     """
     try:
         parts = split_command(command)
     except ValueError:
         return None
-    if not parts:
+    index = script_index(parts)
+    if index is None:
         return None
-    if Path(parts[0]).name in _SHELLS and "-c" in parts[1:]:
-        return None
-    chosen = next((p for p in parts if p.lower().endswith(SCRIPT_EXTENSIONS)), None)
-    if chosen is None:
-        chosen = next((p for p in parts if "/" in p or p.startswith("~")), parts[0])
-    if chosen is parts[0] and "/" not in chosen and not chosen.startswith("~"):
+    chosen = parts[index]
+    if index == 0 and "/" not in chosen and not chosen.startswith("~"):
         found = shutil.which(chosen)
         if found:
             return Path(found)

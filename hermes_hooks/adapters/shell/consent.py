@@ -3,15 +3,21 @@
 The file is the spec's document, one approval per ``(event, command)`` pair::
 
     {"approvals": [{"event": "post_llm_call",
-                    "command": "/home/hermes/.hermes/hooks/my-hook.py",
+                    "command": "python3 my-hook.py",
                     "approved_at": "2026-07-22T14:00:00Z",
+                    "program_path": "/usr/bin/python3",
+                    "script_path": "/home/hermes/.hermes/hooks/my-hook.py",
                     "script_mtime_at_approval": "2026-07-20T09:12:44.120000Z",
                     "script_sha256": "9f86d0..."}]}
 
-Only ``event`` and ``command`` are needed to approve (hand-written entries work); the
-rest is the baseline ``list`` and ``doctor`` compare against to flag edits (D-73), the
-hash catching edits that preserved the mtime.  Commands compare trimmed and unexpanded
-(D-67).
+Commands compare trimmed and unexpanded (D-67).  ``program_path`` and ``script_path``
+pin where the command led when it was approved (:mod:`.pin`): a command that resolves
+elsewhere at firing time (another current directory, another ``PATH``) is refused until
+it is approved again (:func:`refusal`).  An entry without them (hand-written, or from
+before pinning) approves only a command whose files the text alone fixes (absolute
+paths); one that goes through the current directory or ``PATH`` needs re-approval.  The
+mtime and hash are the baseline ``list`` and ``doctor`` compare against to flag edits
+(D-73), the hash catching edits that preserved the mtime; edits never stop a hook.
 
 Writes are atomic (a temporary file renamed over the old one, mode 0600) and serialised
 across processes by ``flock`` on a sibling ``.lock`` file, so concurrent approvals never
@@ -40,7 +46,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from hermes_hooks._log import warn_once
-from hermes_hooks.adapters.shell.config import auto_accept_configured, script_for_command
+from hermes_hooks.adapters.shell.config import auto_accept_configured
+from hermes_hooks.adapters.shell.pin import CWD, Resolution, resolve
 from hermes_hooks.config import env_flag
 
 try:  # POSIX: cross-process locking
@@ -63,6 +70,7 @@ __all__ = [
     "inspecting",
     "is_inspecting",
     "prompt",
+    "refusal",
 ]
 
 log = logging.getLogger("hermes_hooks.consent")
@@ -73,7 +81,16 @@ NOT_ALLOWLISTED_WARNING = (
     "shell hook for %s (%s) not allowlisted — skipped. Use --accept-hooks / "
     "HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."
 )
-_ENTRY_KEYS = ("event", "command", "approved_at", "script_mtime_at_approval", "script_sha256")
+_ENTRY_KEYS = (
+    "event",
+    "command",
+    "approved_at",
+    "program_path",
+    "script_path",
+    "script_mtime_at_approval",
+    "script_sha256",
+)
+_PIN_KEYS = ("program_path", "script_path")
 _process_lock = threading.Lock()  # in-process companion of the flock (and Windows' only lock)
 _inspecting: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "hermes_hooks_consent_inspecting", default=False
@@ -114,6 +131,17 @@ def approve_hint(event: str, command: str) -> str:
     return f"hermes-hooks approve {event} {shlex.quote(command)}"
 
 
+def reapprove_hint(event: str, command: str, now: Resolution | None) -> str:
+    """How to re-approve a refused command: ``approve`` pins what the command resolves
+    to from where it is run, so a command that depends on the current directory must
+    be approved from the agent's."""
+    where = ""
+    if now is not None and CWD in now.depends_on:
+        where = " from the directory the agent runs in"
+    hint = approve_hint(event, command)
+    return f"review that file; if it is the one you mean, approve it{where}: {hint}"
+
+
 def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
     """Which SH-22 bypass is active, or None: the ``--accept-hooks`` flag,
     ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
@@ -138,6 +166,9 @@ class Approval:
     approved_at: str | None = None
     script_mtime_at_approval: str | None = None
     script_sha256: str | None = None
+    program_path: str | None = None
+    script_path: str | None = None
+    pinned: bool = False  # whether the entry records where the command led (the pin keys)
 
     @classmethod
     def from_json(cls, value: Any) -> Approval | None:
@@ -158,11 +189,37 @@ class Approval:
             text("approved_at"),
             text("script_mtime_at_approval"),
             text("script_sha256"),
+            text("program_path"),
+            text("script_path"),
+            # A pin is both keys, each a path or null; anything else pins nothing.
+            all(k in value and (value[k] is None or text(k)) for k in _PIN_KEYS),
+        )
+
+    @classmethod
+    def of(cls, event: str, command: str, shown: Baseline) -> Approval:
+        """A new approval of ``(event, command)`` pinning ``shown`` (what the user saw)."""
+        resolution = shown.resolution
+        return cls(
+            event,
+            command.strip(),
+            utc_iso(datetime.now(tz=timezone.utc).timestamp(), seconds=True),
+            shown.mtime,
+            shown.sha256,
+            resolution.program if resolution else None,
+            resolution.script if resolution else None,
+            True,
         )
 
     def as_json(self) -> dict[str, Any]:
-        """The entry as written: event, command, then the baseline."""
-        return {key: getattr(self, key) for key in _ENTRY_KEYS}
+        """The entry as written: event, command, then the pin and the baseline (an
+        unpinned entry stays unpinned)."""
+        keys = _ENTRY_KEYS if self.pinned else [k for k in _ENTRY_KEYS if k not in _PIN_KEYS]
+        return {key: getattr(self, key) for key in keys}
+
+    @property
+    def resolution(self) -> Resolution | None:
+        """What the command resolved to at approval; None for an unpinned entry."""
+        return Resolution(self.program_path, self.script_path) if self.pinned else None
 
     def matches(self, event: str | None, command: str) -> bool:
         """Whether this approves ``command`` (trimmed) for ``event`` (any when None)."""
@@ -171,34 +228,64 @@ class Approval:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The state of a command's script (D-73): where it is, its mtime, its hash."""
+    """The state of a command's script (D-73): where it is, its mtime, its hash, and
+    where the command leads (:mod:`.pin`)."""
 
     path: Path | None
     mtime: str | None  # UTC ISO 8601 with Z, None if no script was found
     sha256: str | None
+    resolution: Resolution | None = None
 
 
-def _sha256(path: Path) -> str | None:
+def file_state(path: Path) -> tuple[str | None, str | None]:
+    """(mtime, sha256) of the file at ``path``, both read through one open handle so
+    they describe the same file; (None, None) when it cannot be read."""
     digest = hashlib.sha256()
     try:
         with path.open("rb") as handle:
+            mtime = os.fstat(handle.fileno()).st_mtime
             for block in iter(lambda: handle.read(1 << 16), b""):
                 digest.update(block)
     except (OSError, ValueError):  # ValueError: a path with a NUL byte
-        return None
-    return digest.hexdigest()
+        return None, None
+    return utc_iso(mtime), digest.hexdigest()
 
 
 def baseline(command: str) -> Baseline:
-    """The current :class:`Baseline` of the script ``command`` runs."""
-    path = script_for_command(command)
-    if path is None:
-        return Baseline(None, None, None)
-    try:
-        stat = path.stat()
-    except (OSError, ValueError):  # ValueError: a command with a NUL byte names no file
-        return Baseline(path, None, None)
-    return Baseline(path, utc_iso(stat.st_mtime), _sha256(path))
+    """The current :class:`Baseline` of the script ``command`` runs, from here."""
+    resolution = resolve(command)
+    if resolution is None or resolution.script is None:
+        return Baseline(None, None, None, resolution)
+    path = Path(resolution.script)
+    return Baseline(path, *file_state(path), resolution)
+
+
+def refusal(approval: Approval, now: Resolution | None) -> str | None:
+    """Why an approved command must not run now, or None when it may.
+
+    A pinned approval runs only while the command resolves to the pinned files.  An
+    unpinned one runs only when its text alone fixes the files: trusting the files it
+    finds now would approve whatever the current directory or ``PATH`` offers, so it
+    needs re-approval instead (re-approving pins it).
+    """
+    if now is None:
+        return None  # a command that cannot be split is never registered
+    then = approval.resolution
+    if then is None:
+        if not now.depends_on:
+            return None
+        return (
+            f"it was approved without recording which file it runs, and it depends on "
+            f"{' and '.join(now.depends_on)} (now {now.describe()}); it needs re-approval"
+        )
+    if now == then:
+        return None
+    changed = now.changed_since(then)
+    because = f" ({' and '.join(changed)} changed)" if changed else ""
+    return (
+        f"it resolved to {then.describe()} when approved and resolves to "
+        f"{now.describe()} now{because}"
+    )
 
 
 @dataclass(frozen=True)
@@ -210,18 +297,25 @@ class Drift:
     mtime_changed: bool  # only meaningful when mtime_recorded
     content_changed: bool | None  # None: no hash recorded, or the script is unreadable
     missing: bool  # the script is gone
+    refused: str | None = None  # why the command is refused now (:func:`refusal`)
 
 
 def drift(approval: Approval) -> Drift:
-    """Compare ``approval`` 's baseline with the script as it is now."""
-    current = baseline(approval.command)
+    """Compare ``approval`` 's baseline with the script as it is now (the pinned
+    script when the approval pins one: the file that was approved)."""
+    resolution = resolve(approval.command)
+    script = approval.script_path or (resolution.script if resolution else None)
+    current = Baseline(None, None, None, resolution)
+    if script is not None:
+        current = Baseline(Path(script), *file_state(Path(script)), resolution)
     recorded = approval.script_mtime_at_approval is not None
     missing = current.mtime is None
     mtime_changed = recorded and not missing and current.mtime != approval.script_mtime_at_approval
     content_changed = None
     if approval.script_sha256 is not None and current.sha256 is not None:
         content_changed = current.sha256 != approval.script_sha256.lower()
-    return Drift(current, recorded, mtime_changed, content_changed, missing)
+    refused = refusal(approval, current.resolution)
+    return Drift(current, recorded, mtime_changed, content_changed, missing, refused)
 
 
 # -- the file ----------------------------------------------------------------------------
@@ -284,25 +378,26 @@ class Allowlist:
         """The approval of ``(event, command)``, if any."""
         return next((a for a in self.approvals() if a.matches(event, command)), None)
 
-    def approve(self, event: str, command: str) -> Approval:
-        """Record (or refresh) the approval of ``(event, command)`` with a new baseline.
+    def approve(self, event: str, command: str, shown: Baseline | None = None) -> Approval:
+        """Record (or refresh) the approval of ``(event, command)``, pinning ``shown``
+        (what the user was shown) or, by default, where the command leads from here.
 
         Raises ``OSError`` when the file cannot be written.
         """
-        command = command.strip()
-        current = baseline(command)
-        approval = Approval(
-            event,
-            command,
-            utc_iso(datetime.now(tz=timezone.utc).timestamp(), seconds=True),
-            current.mtime,
-            current.sha256,
-        )
+        approval = Approval.of(event, command, shown or baseline(command))
+        self.add(approval)
+        return approval
+
+    def add(self, approval: Approval) -> None:
+        """Write ``approval``, replacing any entry of the same ``(event, command)``.
+
+        Raises ``OSError`` when the file cannot be written.
+        """
+        event, command = approval.event, approval.command
         with self._update() as entries:
             entries[:] = [
                 e for e in entries if not _same(Approval.from_json(e), event, command)
             ] + [approval.as_json()]
-        return approval
 
     def revoke(self, command: str) -> list[Approval]:
         """Remove every approval of ``command`` (trimmed, any event, D-84); return them.
@@ -403,7 +498,7 @@ class AllowlistWatch:
         self.allowlist = allowlist
         self._lock = threading.Lock()
         self._signature: tuple[int, int, int] | None = None
-        self._approved: frozenset[tuple[str, str]] = frozenset()
+        self._approved: dict[tuple[str, str], Approval] = {}
         self.refresh(force=True)
 
     def refresh(self, force: bool = False) -> None:
@@ -417,7 +512,7 @@ class AllowlistWatch:
             return
         with self._lock:
             if signature is None:
-                self._approved = frozenset()
+                self._approved = {}
             else:
                 approvals, problem = self.allowlist.read()
                 if problem is not None:
@@ -425,13 +520,17 @@ class AllowlistWatch:
                         "%s %s; keeping the approvals read before", self.allowlist.path, problem
                     )
                 else:
-                    self._approved = frozenset((a.event, a.command) for a in approvals)
+                    self._approved = {(a.event, a.command): a for a in approvals}
             self._signature = signature
 
     def approved(self, event: str, command: str) -> bool:
         """Whether ``(event, command)`` is approved in the file as it is now."""
+        return self.approval(event, command) is not None
+
+    def approval(self, event: str, command: str) -> Approval | None:
+        """The approval of ``(event, command)`` in the file as it is now, if any."""
         self.refresh()
-        return (event, command) in self._approved
+        return self._approved.get((event, command))
 
 
 # -- the TTY prompt (SH-21, D-71, D-72) ----------------------------------------------------
@@ -444,12 +543,18 @@ def prompt(
     allowlist_path: Path | None = None,
     stdin: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    shown: Baseline | None = None,
+    why: str | None = None,
 ) -> bool | None:
     """Ask at the terminal whether ``command`` may run on ``event``.
 
     Returns True for ``y``/``yes``, False for any other answer, EOF or Ctrl-C (D-71),
     and None without asking when stdin is not a TTY: Hermes never reads a stdin that is
-    not a terminal (D-72).
+    not a terminal (D-72).  ``shown`` is what the prompt shows (by default the command's
+    :func:`baseline` now): the caller records exactly that.  After a yes the files are
+    checked again, and a command whose script or resolution changed while the user read
+    the prompt is refused (False), saying so.  ``why`` adds a line saying why the
+    command is asked about again.
     """
     stdin = sys.stdin if stdin is None else stdin
     stderr = sys.stderr if stderr is None else stderr
@@ -458,7 +563,7 @@ def prompt(
             return None
     except (AttributeError, ValueError):  # a closed or odd stream
         return None
-    script = baseline(command)
+    shown = baseline(command) if shown is None else shown
     lines = [
         "",
         "⚠ Hermes is about to register a shell hook that runs a command on your behalf.",
@@ -466,9 +571,14 @@ def prompt(
         f"    Event:   {event}",
         f"    Command: {command}",
     ]
-    if script.path is not None:
-        found = f"sha256 {script.sha256[:16]}…" if script.sha256 else "not found"
-        lines.append(f"    Script:  {script.path} ({found})")
+    if why:
+        lines.append(f"    Again:   {why}")
+    resolution = shown.resolution
+    if resolution is not None and resolution.script != resolution.program:
+        lines.append(f"    Program: {resolution.program or 'not found'}")
+    if shown.path is not None:
+        found = f"sha256 {shown.sha256}" if shown.sha256 else "not found"
+        lines.append(f"    Script:  {shown.path} ({found})")
     lines += [
         "",
         "  It runs with your full user credentials. Approve only commands you wrote or",
@@ -485,4 +595,29 @@ def prompt(
         return False
     except (OSError, ValueError):
         return False
-    return answer.strip().lower() in {"y", "yes"}
+    if answer.strip().lower() not in {"y", "yes"}:
+        return False
+    return _unchanged_since_shown(event, command, shown, stderr)
+
+
+def _unchanged_since_shown(event: str, command: str, shown: Baseline, stderr: IO[str]) -> bool:
+    """Whether the files are still the ones the prompt showed; says so when not."""
+    now = baseline(command)
+    if (now.resolution, now.sha256) == (shown.resolution, shown.sha256):
+        return True
+    if now.resolution != shown.resolution:
+        was = shown.resolution.describe() if shown.resolution else "nothing"
+        found = now.resolution.describe() if now.resolution else "nothing"
+        what = f"the command now resolves to {found}, not {was}"
+    else:
+        what = (
+            f"{shown.path} changed (sha256 {shown.sha256 or 'unreadable'} shown, "
+            f"{now.sha256 or 'unreadable'} now)"
+        )
+    stderr.write(
+        f"✗ Not approved: {what} while you were reading. Review it again; you will be "
+        "asked at the next start.\n"
+    )
+    stderr.flush()
+    log.warning("shell hook for %s (%s) not approved: %s while it was shown", event, command, what)
+    return False

@@ -2,9 +2,11 @@
 (:class:`ShellRecord`).
 
 A firing checks the entry's dialect says it fires (a non-matching entry is never
-spawned), checks with one ``stat`` that the approval still stands (D-84), runs the
-command with the dialect's stdin and environment (:mod:`.run`; a ``persistent: true``
-entry sends it to its running process instead, :mod:`.persistent`), reads the answer
+spawned), checks with one ``stat`` that the approval still stands (D-84), checks that
+the command still leads to the files its approval pinned (:mod:`.pin`; refused, and a
+fail-closed gate blocks, when not), runs those files with the dialect's stdin and
+environment (:mod:`.run`; a ``persistent: true`` entry sends the stdin to its running
+process instead, :mod:`.persistent`), reads the answer
 through the shared core (:mod:`.output`) and hands the dispatcher what the dialect
 delivers.  It never raises into the host.
 """
@@ -16,13 +18,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks._log import warn_once
-from hermes_hooks.adapters.shell.config import script_for_command
-from hermes_hooks.adapters.shell.consent import AllowlistWatch
+from hermes_hooks.adapters.shell.consent import (
+    AllowlistWatch,
+    Approval,
+    reapprove_hint,
+    refusal,
+)
 from hermes_hooks.adapters.shell.dialects import dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.output import Outcome, interpret
+from hermes_hooks.adapters.shell.output import Outcome, Reading, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
-from hermes_hooks.adapters.shell.run import run_command
+from hermes_hooks.adapters.shell.pin import resolve
+from hermes_hooks.adapters.shell.run import RunResult, run_command
 
 __all__ = ["ShellHook", "ShellRecord", "run_once"]
 
@@ -33,26 +40,71 @@ class ShellHook:
     """The callback of one shell entry: one subprocess per matching firing, or one
     request to its running process when the entry is persistent."""
 
-    __slots__ = ("_present", "dialect", "entry", "process", "watch")
+    __slots__ = ("_present", "dialect", "entry", "pin", "process", "source", "watch")
 
-    def __init__(self, entry: ShellEntry, watch: AllowlistWatch | None) -> None:
+    def __init__(
+        self,
+        entry: ShellEntry,
+        watch: AllowlistWatch | None,
+        *,
+        pin: Approval | None = None,
+        source: str = "config.yaml",
+    ) -> None:
         self.entry = entry
         self.dialect = dialect_of(entry)
         self.watch = watch
-        self.process: PersistentProcess | None = None
-        if entry.persistent:
-            self.process = PersistentProcess(entry, script_for_command(entry.command))
+        # The approval to hold the command to while the file has none (a bypass whose
+        # approval could not be saved).
+        self.pin = pin
+        self.source = source  # the config file, for messages
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
+        self.process = PersistentProcess(entry) if entry.persistent else None
 
     def __call__(self, **payload: Any) -> dict[str, Any] | None:
         """Fire for one event: the dispatcher calls this with the keyword payload."""
         entry = self.entry
         if not self.dialect.fires(entry, payload):
             return None
-        if self.watch is not None and not self._still_approved():
-            return None
-        return self.dialect.deliver(entry, payload, self.run(payload))
+        argv = None
+        if self.watch is not None:
+            if not self._still_approved():
+                return None
+            argv, refused = self.check_resolution()
+            if refused is not None:
+                return self.dialect.deliver(entry, payload, self._refused(refused))
+        return self.dialect.deliver(entry, payload, self.run(payload, argv))
+
+    def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
+        """(the argv to execute, None) while the command leads to the files its approval
+        pinned; (None, why) when it does not, after one ERROR per distinct resolution
+        naming the entry, both resolutions and the fix."""
+        entry = self.entry
+        approval = self.watch.approval(entry.event, entry.command) if self.watch else None
+        approval = approval or self.pin or Approval(entry.event, entry.command)
+        now = resolve(entry.command)
+        why = refusal(approval, now)
+        if why is None:
+            return (now.argv if now is not None else None), None
+        warn_once(
+            log,
+            ("refused", entry.event, entry.index, entry.command, approval.resolution, now),
+            "%s: shell hook %s (%s) refused: %s. Not run%s until approved again: %s",
+            self.source,
+            entry.where,
+            entry.command,
+            why,
+            " (a fail_closed gate blocks)" if entry.fail_closed else "",
+            reapprove_hint(entry.event, entry.command, now),
+            level=logging.ERROR,
+        )
+        return None, why
+
+    def _refused(self, why: str) -> Outcome:
+        """A refused firing: no verdict, so a fail-closed gate blocks (D-70)."""
+        reading = Reading(self.entry, RunResult(error=f"refused: {why}"))
+        reading.problem = reading.failure = f"not run: {why}"
+        return reading.outcome(None)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
@@ -72,15 +124,16 @@ class ShellHook:
         )
         return False
 
-    def run(self, payload: dict[str, Any]) -> Outcome:
-        """Spawn the command on ``payload`` and interpret the result (no consent or
-        matcher check: ``hermes-hooks test`` and ``doctor`` call this directly)."""
+    def run(self, payload: dict[str, Any], argv: tuple[str, ...] | None = None) -> Outcome:
+        """Spawn the command (or ``argv``, its resolved form) on ``payload`` and interpret
+        the result (no consent or matcher check: ``hermes-hooks test`` and ``doctor``
+        call this directly)."""
         entry, dialect = self.entry, self.dialect
         stdin, env = dialect.stdin(entry, payload)
         if self.process is not None:
-            result = self.process.request(stdin)
+            result = self.process.request(stdin, argv or entry.argv)
         else:
-            result = run_command(entry.argv, stdin, entry.timeout, env=env)
+            result = run_command(argv or entry.argv, stdin, entry.timeout, env=env)
         return interpret(entry, result, dialect.read, payload)
 
     def close(self, timeout: float = 1.0) -> None:
@@ -92,13 +145,15 @@ class ShellHook:
         return f"<ShellHook {self.entry.where} {self.entry.command!r}>"
 
 
-def run_once(entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
-    """Fire ``entry`` once on ``payload`` outside any load (``hermes-hooks test``,
-    ``doctor``): no consent or matcher check; a persistent entry's process is started
-    for this one firing and ended after it."""
+def run_once(
+    entry: ShellEntry, payload: dict[str, Any], argv: tuple[str, ...] | None = None
+) -> Outcome:
+    """Fire ``entry`` once on ``payload`` (``argv``: its resolved form) outside any load
+    (``hermes-hooks test``, ``doctor``): no consent or matcher check; a persistent
+    entry's process is started for this one firing and ended after it."""
     hook = ShellHook(entry, None)
     try:
-        return hook.run(payload)
+        return hook.run(payload, argv)
     finally:
         hook.close()
 

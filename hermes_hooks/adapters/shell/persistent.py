@@ -19,8 +19,10 @@ leads its own session, as a per-firing hook does) and the next firing starts it 
 While it keeps failing, each restart waits longer (:func:`backoff`); a firing that
 arrives during the wait fails at once (and so blocks when the entry fails closed).
 The first restart is warned about once per hook; each failure is reported like a
-per-firing hook's.  A script changed on disk is restarted on the next firing, so the
-code that runs is the code consent just checked.
+per-firing hook's.  A script changed on disk, or a command that now resolves to other
+files, is restarted on the next firing, so the code that runs is the code consent just
+checked.  The process's environment is fixed when it starts (a per-firing hook gets
+the trace context of its firing in ``TRACEPARENT``; a persistent one gets none).
 
 One process serves one firing at a time: firings on other threads queue for it, each
 within its own timeout.  :meth:`PersistentProcess.close` ends it (stdin is closed so a
@@ -41,6 +43,7 @@ import time
 from pathlib import Path
 
 from hermes_hooks._log import warn_once
+from hermes_hooks.adapters.shell.config import script_for_command
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import (
     DRAIN_SECONDS,
@@ -111,11 +114,13 @@ class _Firing:
 class PersistentProcess:
     """The long-running process of one ``persistent: true`` entry."""
 
-    def __init__(self, entry: ShellEntry, script: Path | None = None) -> None:
+    def __init__(self, entry: ShellEntry) -> None:
         self.entry = entry
-        self.script = script  # watched for changes; None: nothing to watch
+        # Watched for changes (None: nothing to watch).
+        self.script: Path | None = script_for_command(entry.command)
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
+        self._argv: tuple[str, ...] = entry.argv  # what the running process executes
         self._stamp: tuple[int, int, int] | None = None
         self._buffer = b""  # stdout read past the last answer line (a protocol error)
         self._next_id = 1
@@ -131,10 +136,12 @@ class PersistentProcess:
 
     # -- one firing --------------------------------------------------------------------
 
-    def request(self, document: bytes) -> RunResult:
-        """Send one firing's stdin ``document`` (a JSON object on one line) and wait
-        for the answer line within the entry's timeout.  Never raises for anything the
-        hook does; ``KeyboardInterrupt`` kills the group and propagates."""
+    def request(self, document: bytes, argv: tuple[str, ...] | None = None) -> RunResult:
+        """Send one firing's stdin ``document`` (a JSON object on one line) to the
+        process running ``argv`` (the command as consent resolved it; the entry's own by
+        default), and wait for the answer line within the entry's timeout.  Never
+        raises for anything the hook does; ``KeyboardInterrupt`` kills the group and
+        propagates."""
         started = time.monotonic()
         deadline = started + self.entry.timeout
         if not self._lock.acquire(timeout=self.entry.timeout):
@@ -143,7 +150,7 @@ class PersistentProcess:
                 elapsed=time.monotonic() - started,
             )
         try:
-            result = self._request(document, deadline)
+            result = self._request(document, argv or self.entry.argv, deadline)
         except BaseException:
             self._stop()
             raise
@@ -152,7 +159,7 @@ class PersistentProcess:
         result.elapsed = time.monotonic() - started
         return result
 
-    def _request(self, document: bytes, deadline: float) -> RunResult:
+    def _request(self, document: bytes, argv: tuple[str, ...], deadline: float) -> RunResult:
         process = self._process
         if process is not None and process.poll() is not None:
             # It ended between firings (a hook may exit after answering): start anew.
@@ -167,9 +174,10 @@ class PersistentProcess:
             )
             self._stop()
             process = None
-        if process is not None and _stamp(self.script) != self._stamp:
+        if process is not None and (argv != self._argv or _stamp(self.script) != self._stamp):
             log.info(
-                "persistent shell hook %s (%s): the script changed; restarting it",
+                "persistent shell hook %s (%s): the script or what the command resolves "
+                "to changed; restarting it",
                 self.entry.where,
                 self.entry.command,
             )
@@ -182,13 +190,13 @@ class PersistentProcess:
                     error=f"not restarted yet after {self._failures} failures in a row "
                     f"(next try in {wait:.1f}s)"
                 )
-            failure = self._start()
+            failure = self._start(argv)
             if failure is not None:
                 return self._failed(RunResult(error=failure))
         return self._exchange(document, deadline)
 
-    def _start(self) -> str | None:
-        """Start the process; the reason it could not start, or None."""
+    def _start(self, argv: tuple[str, ...]) -> str | None:
+        """Start ``argv``; the reason it could not start, or None."""
         entry = self.entry
         if self._failures:
             warn_once(
@@ -201,9 +209,10 @@ class PersistentProcess:
                 int(BACKOFF_MAX),
             )
         self._stamp = _stamp(self.script)
+        self._argv = argv
         try:
             self._process = subprocess.Popen(
-                entry.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -211,7 +220,7 @@ class PersistentProcess:
                 start_new_session=True,
             )
         except OSError as exc:
-            return spawn_error(exc, entry.argv)
+            return spawn_error(exc, argv)
         self.starts += 1
         self._buffer = b""
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):

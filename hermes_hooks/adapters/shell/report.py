@@ -17,7 +17,13 @@ from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
 from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
-from hermes_hooks.adapters.shell.consent import Allowlist, Approval, approve_hint, drift
+from hermes_hooks.adapters.shell.consent import (
+    Allowlist,
+    Approval,
+    approve_hint,
+    drift,
+    reapprove_hint,
+)
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
 from hermes_hooks.report import Finding, Section
@@ -33,10 +39,11 @@ __all__ = [
     "program_problem",
     "section",
     "short_text",
+    "unloaded_section",
 ]
 
-DriftLevel = Literal["ok", "info", "warn"]
-_LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠"}
+DriftLevel = Literal["ok", "info", "warn", "error"]
+_LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
 #: Byte-exact, carrying its own mark: an old entry is a note, not an issue (D-73).
 NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
 
@@ -73,9 +80,17 @@ def short_text(text: str, limit: int) -> str:
 
 
 def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
-    """(level, text) lines about a script's changes since ``approval``, and a JSON view."""
+    """(level, text) lines about a script's changes since ``approval``, and a JSON view.
+
+    A command that resolves to other files than its approval pinned is an error: it is
+    refused at every firing until approved again.  Edits to the pinned script are
+    warnings: edits to an approved script are trusted and only flagged.
+    """
     found = drift(approval)
     lines: list[tuple[DriftLevel, str]] = []
+    if found.refused is not None:
+        fix = reapprove_hint(approval.event, approval.command, found.current.resolution)
+        lines.append(("error", f"refused — {found.refused}; not run until approved again: {fix}"))
     hint = f"review it, then re-approve: {approve_hint(approval.event, approval.command)}"
     if found.missing:
         where = found.current.path or approval.command
@@ -110,6 +125,8 @@ def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[
         "mtime_changed": found.mtime_changed if found.mtime_recorded else None,
         "content_changed": found.content_changed,
         "missing": found.missing,
+        "program": found.current.resolution.program if found.current.resolution else None,
+        "refused": found.refused,
     }
     return lines, view
 
@@ -150,6 +167,7 @@ _MARK = {
     "declined": "✗",
     "duplicate": "–",
     "failed": "✗",
+    "refused": "✗",
 }
 
 
@@ -160,20 +178,27 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
     state = record.state
     if state == "registered" and approval is None and record.consent == "allowlist":
         state = "revoked"  # removed after load: running processes stop calling it (D-84)
-    mark = _MARK.get(state, "✗")
-    lines = [f"    {mark} {entry.command}  {describe_entry(entry)}  ({state})"]
-    view["state"] = state
-    view["approval"] = approval.as_json() if approval else None
+    details: list[str] = []
     view["drift"] = None
     if approval is not None:
-        lines.append(f"        approved {approval.approved_at or '(no date recorded)'}")
+        details.append(f"        approved {approval.approved_at or '(no date recorded)'}")
         changes, view["drift"] = drift_lines(approval)
-        lines.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
+        details.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
+        if state == "registered" and view["drift"]["refused"]:
+            state = "refused"  # resolves elsewhere than approved: not run until re-approved
     else:
-        lines.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
+        details.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
     if record.note:
-        lines.append(f"        note: {record.note}")
-    return view, lines
+        details.append(f"        note: {record.note}")
+    mark = _MARK.get(state, "✗")
+    view["state"] = state
+    view["approval"] = approval.as_json() if approval else None
+    return view, [f"    {mark} {entry.command}  {describe_entry(entry)}  ({state})", *details]
+
+
+def unloaded_section() -> Section:
+    """The ``list`` section when the shell adapter did not run (safe mode)."""
+    return Section(None, ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"])
 
 
 def section(source: LoadedShell) -> Section:
@@ -282,8 +307,10 @@ def check(source: LoadedShell) -> list[Finding]:
         findings.append(
             Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
         )
-        changes, _ = drift_lines(approval)
+        changes, view = drift_lines(approval)
         findings.extend(Finding(level, subject, text) for level, text in changes)
-        if not broken:
+        if view["refused"]:  # never run a file nobody approved, not even for a smoke test
+            findings.append(Finding("info", subject, "smoke test skipped — refused"))
+        elif not broken:
             findings.append(_smoke(record, subject))
     return findings

@@ -32,6 +32,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from hermes_hooks.telemetry import trace_environment
+
 __all__ = [
     "DRAIN_SECONDS",
     "STREAM_CAP",
@@ -146,7 +148,7 @@ def run_command(
             stderr=subprocess.PIPE,
             bufsize=0,
             start_new_session=True,
-            env=env,
+            env=trace_environment(env),  # TRACEPARENT: the hook joins the trace
             cwd=cwd,
         )
     except OSError as exc:

@@ -1,4 +1,4 @@
-"""Gateway hooks in ``hermes-hooks list`` and ``doctor``.
+"""What the gateway source says in ``hermes-hooks list`` and ``doctor``.
 
 Both commands load the home for the gateway surface, because gateway hooks load only
 there (GW-01); every other hook source serves both surfaces.  Under
@@ -9,19 +9,18 @@ manifests alone.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.adapters.gateway import GatewayHookRecord, GatewaySource, survey
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.manifest import HANDLER_FILE, MANIFEST_FILE
+from hermes_hooks.report import Finding, Section
 
 if TYPE_CHECKING:
-    from hermes_hooks.cli.doctor_cmd import Finding
+    from hermes_hooks.adapters.gateway import GatewayHookRecord
     from hermes_hooks.gateway.manifest import Problem
-    from hermes_hooks.hooks import Hooks
 
-__all__ = ["check_gateway_hooks", "gateway_section"]
+__all__ = ["check_gateway_hooks", "gateway_section", "not_loaded_reason"]
 
 _MARKS = {"loaded": "✓", "disabled": "–"}
 
@@ -44,18 +43,22 @@ def _record_lines(record: GatewayHookRecord) -> list[str]:
     return lines
 
 
-def gateway_section(source: GatewaySource | None) -> tuple[Any, list[str]]:
-    """The gateway hooks: name, directory, events, plugin name, handler kind, problems."""
-    if source is None:
-        why = "HERMES_SAFE_MODE set" if safe_mode() else "gateway surface not loaded"
-        return [], [f"Gateway hooks: not loaded ({why})"]
-    records = source.records()
-    lines = [f"Gateway hooks ({len(records)}) in {source.directory}:"]
+def not_loaded_reason() -> str:
+    """Why a command finds no gateway source: safe mode, or another surface."""
+    return "HERMES_SAFE_MODE set" if safe_mode() else "gateway surface not loaded"
+
+
+def gateway_section(directory: Path, records: list[GatewayHookRecord] | None) -> Section:
+    """The gateway hooks: name, directory, events, plugin name, handler kind, problems
+    (``records=None``: the source was not loaded)."""
+    if records is None:
+        return Section([], [f"Gateway hooks: not loaded ({not_loaded_reason()})"])
+    lines = [f"Gateway hooks ({len(records)}) in {directory}:"]
     if not records:
         lines.append("  (none)")
     for record in records:
         lines.extend(_record_lines(record))
-    return [r.as_dict() for r in records], lines
+    return Section([r.as_dict() for r in records], lines)
 
 
 def _plain(message: str) -> str:
@@ -69,20 +72,19 @@ def _finding_text(problem: Problem) -> str:
     return f"{text}; fix: {problem.fix}" if problem.fix else text
 
 
-def check_gateway_hooks(hooks: Hooks) -> list[Finding]:
-    """Every hook directory: manifest, handler and events, with the file and the key."""
-    from hermes_hooks.cli.doctor_cmd import Finding
-
-    source = hooks.sources.get("gateway")
+def check_gateway_hooks(
+    directory: Path, records: list[GatewayHookRecord], *, loaded: bool = True
+) -> list[Finding]:
+    """Every hook directory: manifest, handler and events, with the file and the key
+    (``loaded=False``: only the manifests were read, the source did not load)."""
     findings: list[Finding] = []
-    if isinstance(source, GatewaySource):
-        directory, records = source.directory, source.records()
-    else:
-        directory = hooks.home / "hooks"
-        records = [record for record, _ in survey(directory)]
-        reason = "HERMES_SAFE_MODE set" if safe_mode() else "gateway surface not loaded"
+    if not loaded:
         findings.append(
-            Finding("info", "gateway hooks", f"{reason}: manifests checked, handlers not imported")
+            Finding(
+                "info",
+                "gateway hooks",
+                f"{not_loaded_reason()}: manifests checked, handlers not imported",
+            )
         )
     if not records:
         findings.append(Finding("info", "gateway hooks", f"no gateway hooks in {directory}"))

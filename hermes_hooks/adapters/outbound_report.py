@@ -1,4 +1,4 @@
-"""Outbound webhooks in ``hermes-hooks list`` (OUT-19, CLI-01) and ``doctor``.
+"""What the outbound source says in ``hermes-hooks list`` (OUT-19, CLI-01) and ``doctor``.
 
 ``list`` shows every ``hooks.outbound`` entry: label, url, events, matcher, timeout,
 signed or ``UNSIGNED``, durable or not, and why an entry was skipped.  ``doctor``
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hermes_hooks.report import Finding, Section
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.outbound import OutboundSource, TargetRecord
-    from hermes_hooks.cli.doctor_cmd import Finding
-    from hermes_hooks.hooks import Hooks
 
 __all__ = ["check_outbound", "outbound_section", "signing_text"]
 
@@ -44,20 +44,18 @@ def _target_lines(record: TargetRecord) -> list[str]:
     return lines
 
 
-def outbound_section(source: OutboundSource | None) -> tuple[Any, list[str]]:
-    """The ``list`` section of the outbound targets."""
+def outbound_section(source: OutboundSource | None) -> Section:
+    """The ``list`` section of the outbound targets (``None``: not loaded, shown empty)."""
     records = source.records() if source is not None else []
     lines = [f"Outbound webhooks ({len(records)}):"]
     if not records:
         lines.append("  (none)")
     for record in records:
         lines.extend(_target_lines(record))
-    return [r.as_dict() for r in records], lines
+    return Section([r.as_dict() for r in records], lines)
 
 
 def _target_findings(record: TargetRecord) -> list[Finding]:
-    from hermes_hooks.cli.doctor_cmd import Finding
-
     subject = f"outbound {record.label}"
     if record.state == "skipped":
         return [Finding("error", subject, f"skipped: {record.reason}")]
@@ -104,11 +102,10 @@ def _target_findings(record: TargetRecord) -> list[Finding]:
     return findings
 
 
-def _outbox_findings(hooks: Hooks, source: OutboundSource) -> list[Finding]:
-    from hermes_hooks.cli.doctor_cmd import Finding
+def _outbox_findings(home: Path, source: OutboundSource) -> list[Finding]:
     from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 
-    path = Path(hooks.home) / OUTBOX_FILE
+    path = home / OUTBOX_FILE
     findings: list[Finding] = []
     if source.outbox_error:
         findings.append(Finding("error", "outbox", f"cannot open {path}: {source.outbox_error}"))
@@ -154,15 +151,10 @@ def _outbox_findings(hooks: Hooks, source: OutboundSource) -> list[Finding]:
     return findings
 
 
-def check_outbound(hooks: Hooks) -> list[Finding]:
+def check_outbound(home: Path, source: OutboundSource) -> list[Finding]:
     """Doctor: every outbound target's scheme and secret, and the durable outbox."""
-    from hermes_hooks.adapters.outbound import OutboundSource
-
-    source = hooks.sources.get("outbound")
-    if not isinstance(source, OutboundSource):
-        return []
     findings: list[Finding] = []
     for record in source.records():
         findings.extend(_target_findings(record))
-    findings.extend(_outbox_findings(hooks, source))
+    findings.extend(_outbox_findings(home, source))
     return findings

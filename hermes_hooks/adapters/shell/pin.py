@@ -1,0 +1,131 @@
+"""Where a shell hook's command leads: its program and its script as absolute paths.
+
+A command such as ``./hook.sh``, ``myhook`` or ``python3 hook.py`` names files through
+the current directory and ``PATH``, so the same text runs different files from one
+directory (or one ``PATH``) to the next.  Consent therefore pins what the text resolved
+to when it was approved, and a firing whose :func:`resolve` differs is refused
+(:func:`hermes_hooks.adapters.shell.consent.refusal`).
+
+The resolution follows what the spawn does, without touching the files:
+
+* the program (the first argument, ``~`` expanded): a path containing ``/`` is joined
+  to the current directory when relative; a bare name is looked up on ``PATH``;
+* the script (the argument the D-73 rule picks, :func:`~.config.script_index`): joined
+  to the current directory when relative; the program itself when the rule picks the
+  first argument; none for inline code (``sh -c '...'``).
+
+Paths are never normalised (``a/../b`` stays as written): with symbolic links,
+collapsing ``..`` can name another file than the one the kernel opens.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+from dataclasses import dataclass, field
+
+from hermes_hooks.adapters.shell.config import expand_argv, script_index, split_command
+
+__all__ = ["CWD", "PATH", "Resolution", "resolve"]
+
+#: What a resolution can depend on, as messages name it.
+CWD = "the current directory"
+PATH = "PATH"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The files a command runs.  Two resolutions are equal when both paths are."""
+
+    program: str | None  # absolute; None: a bare name not found on PATH
+    script: str | None  # absolute; None: inline code, no script file
+    #: What to execute: the command's arguments with both paths made absolute, so the
+    #: spawn cannot look anything up again between the check and ``execve``.
+    argv: tuple[str, ...] = field(default=(), compare=False)
+    #: What each path depends on besides the text (:data:`CWD`, :data:`PATH`, or None).
+    program_via: str | None = field(default=None, compare=False)
+    script_via: str | None = field(default=None, compare=False)
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        """What the resolution depends on besides the text, each named once."""
+        return tuple(dict.fromkeys(v for v in (self.program_via, self.script_via) if v))
+
+    def changed_since(self, then: Resolution) -> tuple[str, ...]:
+        """What must have changed for ``then`` to resolve to this: :data:`CWD`, ..."""
+        moved = []
+        if self.program != then.program:
+            moved.append(self.program_via)
+        if self.script != then.script:
+            moved.append(self.script_via if self.script != self.program else self.program_via)
+        return tuple(dict.fromkeys(v for v in moved if v))
+
+    def describe(self) -> str:
+        """``/a/hook.sh``, or ``/usr/bin/python3 /a/hook.py`` when the program is an
+        interpreter; ``nothing`` for a program not found."""
+        program = self.program or "nothing (program not found)"
+        if self.script is None or self.script == self.program:
+            return program
+        return f"{program} {self.script}"
+
+
+def _absolute(path: str) -> str | None:
+    """``path`` joined to the current directory (leading ``./`` dropped), or None
+    when the current directory is gone."""
+    if os.path.isabs(path):
+        return path
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    try:
+        return os.path.join(os.getcwd(), path)
+    except OSError:  # the current directory was removed
+        return None
+
+
+def _has_separator(arg: str) -> bool:
+    return os.sep in arg or (os.altsep is not None and os.altsep in arg)
+
+
+@functools.lru_cache(maxsize=512)
+def _split(command: str) -> tuple[tuple[str, ...], int | None] | None:
+    """(arguments, script index) of ``command``: pure text work, cached because every
+    firing resolves its command again and splitting costs more than the lookups."""
+    try:
+        parts = split_command(command)
+    except ValueError:
+        return None
+    if not parts or not parts[0]:
+        return None
+    return tuple(parts), script_index(parts)
+
+
+def resolve(command: str) -> Resolution | None:
+    """The files ``command`` runs from here and now; None when it cannot be split."""
+    split = _split(command)
+    if split is None:
+        return None
+    parts, index = split
+    argv = list(expand_argv(list(parts)))
+    first = argv[0]
+    program: str | None
+    program_via: str | None = None
+    if _has_separator(first):
+        program = _absolute(first)
+        program_via = None if os.path.isabs(first) else CWD
+    else:
+        program_via = PATH
+        found = shutil.which(first)
+        program = _absolute(found) if found else None  # a relative PATH entry counts too
+    if program is not None:
+        argv[0] = program
+    script: str | None = None
+    script_via = None
+    if index == 0:
+        script, script_via = program, program_via
+    elif index is not None:
+        script = _absolute(argv[index])
+        script_via = None if os.path.isabs(argv[index]) else CWD
+        if script is not None:
+            argv[index] = script
+    return Resolution(program, script, tuple(argv), program_via, script_via)

@@ -1,0 +1,591 @@
+"""OpenTelemetry: every firing a span, every callback run a child span, trace context
+into every hook.
+
+Only the OpenTelemetry *API* is used (the ``hermes-hooks[otel]`` extra), as
+instrumentation libraries do: where the spans and metrics go is the application's
+choice, made by installing and configuring the SDK.  Without the API, or with
+``telemetry.otel: false`` in ``config.yaml``, nothing here is imported by a firing
+and the facade calls the dispatcher exactly as before: :func:`instrument` returns
+None and the facade keeps the dispatcher's own bound methods, so the disabled path
+costs nothing per firing.
+
+When enabled, :class:`Telemetry` stands between the facade and the dispatcher:
+
+* a firing that runs at least one callback is a span named after the hook, a child
+  of the host's current span, with ``hermes.hook.*`` and GenAI tool attributes;
+* each callback run is a child span ``<source> <callback>``, built from the
+  dispatcher's decision records (with an ``exception`` event when it failed);
+* Python callbacks on bounded workers and streaming observers run inside the
+  firing's context (the dispatcher's ``carry`` seam), shell hooks get
+  ``TRACEPARENT``/``TRACESTATE`` (:func:`trace_environment`), outbound webhooks the
+  ``traceparent`` header (:func:`trace_headers`), and gateway handlers run inside the
+  context of the emit that queued them (:meth:`Telemetry.gateway_emit`);
+* metrics: firings, blocks, callback durations, dropped events per queue, outbox
+  depth.
+
+Nothing in this module imports ``opentelemetry`` at module level: ``import
+hermes_hooks`` stays light and works without the extra.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import inspect
+import logging
+import os
+import time
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._telemetry_metrics import SCOPE, instruments_for, outbox_depths, queue_drops
+from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.types import DecisionRecord, DispatchDecision, ToolDecision
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+
+    from hermes_hooks._dispatch import Dispatcher
+    from hermes_hooks.gateway.emitter import CallRecord, GatewayEmitter
+    from hermes_hooks.hooks import Hooks
+    from hermes_hooks.report import Finding
+
+__all__ = [
+    "INSTRUMENTATION_NAME",
+    "Telemetry",
+    "api_available",
+    "carried",
+    "check_telemetry",
+    "entered",
+    "firing_verdict",
+    "instrument",
+    "otel_setting",
+    "replay_span",
+    "set_providers",
+    "trace_environment",
+    "trace_headers",
+]
+
+log = logging.getLogger("hermes_hooks.telemetry")
+
+#: The instrumentation scope of every span and metric.
+INSTRUMENTATION_NAME = SCOPE
+
+#: Firing verdicts, strongest first: what a firing with no typed answer reports is
+#: the strongest verdict any of its callbacks contributed ("allow" if none did).
+_STRENGTH = ("block", "approve", "modify", "replaced", "context")
+_FAILED = frozenset({"error", "timeout", "skipped"})
+
+_api: bool | None = None  # is the API importable? (asked once)
+_active = False  # has any load enabled telemetry? (the shell and webhook seams ask)
+_providers: dict[str, Any] = {"tracer": None, "meter": None}
+_firing: contextvars.ContextVar[_Firing | None] = contextvars.ContextVar(
+    "hermes_hooks_firing", default=None
+)
+
+
+def api_available() -> bool:
+    """Whether the OpenTelemetry API (``hermes-hooks[otel]``) can be imported."""
+    global _api
+    if _api is None:
+        try:
+            import opentelemetry.trace  # noqa: F401
+        except ImportError:
+            _api = False
+        else:
+            _api = True
+    return _api
+
+
+def otel_setting(config: Mapping[str, Any], source: str = "config.yaml") -> tuple[bool, str | None]:
+    """``telemetry.otel`` of a parsed config: (enabled, problem).
+
+    Absent means enabled (spans go wherever the application's provider sends them;
+    without the SDK that is nowhere).  Anything but ``true`` or ``false`` is a
+    problem, logged at ERROR by :func:`instrument` and reported by ``doctor``;
+    telemetry then stays on, the documented default.
+    """
+    section = config.get("telemetry")
+    if section is None:
+        return True, None
+    if not isinstance(section, dict):
+        return True, (
+            f"{source}: 'telemetry' must be a mapping, got {type(section).__name__}; "
+            "OpenTelemetry stays on. Fix: write 'telemetry:' with 'otel: true' or "
+            "'otel: false' under it."
+        )
+    value = section.get("otel", True)
+    if isinstance(value, bool):
+        return value, None
+    return True, (
+        f"{source}: telemetry.otel must be true or false, got {value!r} "
+        f"({type(value).__name__}); OpenTelemetry stays on. Fix: write "
+        "'otel: false' (no quotes) to turn it off, or 'otel: true'."
+    )
+
+
+def set_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
+    """Use these providers for every load from now on instead of the global ones.
+
+    For applications that keep their providers out of the OpenTelemetry globals (and
+    for ``replay --otlp-endpoint``); ``None`` returns to the global provider.
+    """
+    _providers["tracer"] = tracer_provider
+    _providers["meter"] = meter_provider
+
+
+def instrument(hooks: Hooks) -> Telemetry | None:
+    """The :class:`Telemetry` of ``hooks``, or None when the API is absent or
+    ``telemetry.otel`` is false (then the facade calls the dispatcher directly)."""
+    enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))
+    if problem:
+        log.error("%s", problem)
+    if not enabled or not api_available():
+        return None
+    return Telemetry(hooks)
+
+
+# -- context into hooks ----------------------------------------------------------------
+
+
+def _w3c_carrier() -> dict[str, str]:
+    """The current context as W3C ``traceparent``/``tracestate`` entries (empty
+    when no valid span is current).  Only W3C trace context: no baggage leaves the
+    process through a hook."""
+    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+    carrier: dict[str, str] = {}
+    TraceContextTextMapPropagator().inject(carrier)
+    return carrier
+
+
+def trace_environment(env: dict[str, str] | None) -> dict[str, str] | None:
+    """``env`` (None: this process's environment) with ``TRACEPARENT`` and
+    ``TRACESTATE`` of the current span, the convention for handing trace context to
+    a child process.  Unchanged outside a traced firing (telemetry off for this load,
+    or no load has it on): a load with ``otel: false`` never passes context on."""
+    if not _active or _firing.get() is None:
+        return env
+    carrier = _w3c_carrier()
+    if not carrier:
+        return env
+    merged = dict(os.environ if env is None else env)
+    merged["TRACEPARENT"] = carrier["traceparent"]
+    if "tracestate" in carrier:
+        merged["TRACESTATE"] = carrier["tracestate"]
+    else:  # an inherited TRACESTATE belongs to another trace
+        merged.pop("TRACESTATE", None)
+    return merged
+
+
+def trace_headers(headers: dict[str, str]) -> dict[str, str]:
+    """Add ``traceparent`` (and ``tracestate``) of the current span to ``headers``,
+    in place, and return them.  Unchanged outside a traced firing."""
+    if _active and _firing.get() is not None:
+        headers.update(_w3c_carrier())
+    return headers
+
+
+def carried(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` bound to a copy of the current context, so it runs inside the
+    firing's context on whatever thread picks it up (a bounded worker, a stream lane,
+    a gateway handler's worker).  A coroutine it returns is driven inside it too."""
+    context = contextvars.copy_context()
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return context.run(_call_through, function, args, kwargs)
+
+    return call
+
+
+def _call_through(
+    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    result = function(*args, **kwargs)
+    if inspect.iscoroutine(result):
+        from hermes_hooks._workers import run_coroutine
+
+        return run_coroutine(result)
+    return result
+
+
+# -- the firing span -------------------------------------------------------------------
+
+
+class _Firing:
+    """What the records of one firing contribute to its span."""
+
+    __slots__ = ("recording", "verdicts")
+
+    def __init__(self) -> None:
+        self.verdicts: list[str] = []
+        self.recording = True
+
+
+class _Api:
+    """The OpenTelemetry API functions a firing calls, bound once by the first
+    :class:`Telemetry` (an import statement per call would cost more than the call)."""
+
+    def bind(self) -> None:
+        from opentelemetry import context, trace
+
+        self.attach = context.attach
+        self.detach = context.detach
+        self.set_span_in_context = trace.set_span_in_context
+        self.Status = trace.Status
+        self.StatusCode = trace.StatusCode
+
+
+_otel: Any = _Api()
+
+
+def _broken(hook: str, step: str, exc: Exception) -> None:
+    warn_once(
+        log, ("telemetry", step, type(exc)),
+        "OpenTelemetry failed to %s the span of %s (%s: %s); the firing goes on without it. "
+        "Check the tracer provider and exporter the application configured.",
+        step, hook, type(exc).__name__, excerpt(exception_text(exc), 200),
+    )  # fmt: skip
+
+
+def firing_verdict(answer: Any, verdicts: Iterable[str]) -> str:
+    """The verdict of a whole firing: the typed answer's action where there is one
+    (``pre_tool_call``: allow, block, approve, or modify when allowed with changed
+    arguments; ``pre_gateway_dispatch``: allow, skip, rewrite), else the strongest
+    verdict a callback contributed, else ``allow``."""
+    if isinstance(answer, ToolDecision):
+        return "modify" if answer.action == "allow" and answer.modified else answer.action
+    if isinstance(answer, DispatchDecision):
+        return answer.action
+    seen = set(verdicts)
+    for verdict in _STRENGTH:
+        if verdict in seen:
+            return verdict
+    return "allow"
+
+
+def _attributes(hook: str, payload: Mapping[str, Any], callbacks: int) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"hermes.hook.name": hook, "hermes.hook.callbacks": callbacks}
+    tool = payload.get("tool_name")
+    if isinstance(tool, str):
+        attributes["gen_ai.tool.name"] = tool
+    call_id = payload.get("tool_call_id")
+    if isinstance(call_id, str):
+        attributes["gen_ai.tool.call.id"] = call_id
+    return attributes
+
+
+class Telemetry:
+    """Spans and metrics for the firings of one :class:`~hermes_hooks.hooks.Hooks`.
+
+    It offers the dispatcher's firing methods (:meth:`fire`, :meth:`afire`,
+    :meth:`fire_all`) with a span around each; the facade calls these instead of the
+    dispatcher's when telemetry is on.
+    """
+
+    def __init__(self, hooks: Hooks) -> None:
+        global _active
+        from opentelemetry import trace
+
+        from hermes_hooks import __version__
+
+        _otel.bind()
+        self._hooks = weakref.ref(hooks)
+        self._dispatcher: Dispatcher = hooks.dispatcher
+        self._manager = hooks.manager
+        self._tracer = trace.get_tracer(
+            INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]
+        )
+        self._metrics = instruments_for(_providers["meter"])
+        self._gateway_dropped: dict[str, int] = {}
+        self._unsubscribe = self._dispatcher.subscribe(self._on_record)
+        self._dispatcher.carry = carried
+        self._metrics.live.add(self)
+        _active = True
+
+    def close(self) -> None:
+        """Stop observing the dispatcher (a reload builds a new one if still enabled)."""
+        self._unsubscribe()
+        self._dispatcher.carry = None
+        self._metrics.live.discard(self)
+
+    # -- firings -----------------------------------------------------------------------
+    # Written out (no context manager, API functions bound once): this runs per firing.
+
+    # Telemetry must never change what a firing decides: a provider or exporter that
+    # raises costs the span (logged once), never the firing.
+
+    def _begin(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Any, ...]:
+        firing = _Firing()
+        try:
+            span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
+            firing.recording = span.is_recording()
+            token = _otel.attach(_otel.set_span_in_context(span))
+        except Exception as exc:
+            _broken(hook, "start", exc)
+            firing.recording = False  # and so no callback spans either
+            return firing, _firing.set(firing), None, None
+        return firing, _firing.set(firing), span, token
+
+    def _end(self, hook: str, answer: Any, opened: tuple[Any, ...]) -> None:
+        firing, marker, span, token = opened
+        _firing.reset(marker)
+        if span is None:
+            return
+        try:
+            _otel.detach(token)
+            verdict = firing_verdict(answer, firing.verdicts)
+            span.set_attribute("hermes.hook.verdict", verdict)
+            span.end()
+            attributes = {"hermes.hook.name": hook, "hermes.hook.verdict": verdict}
+            self._metrics.firings.add(1, attributes)
+            if verdict == "block":
+                self._metrics.blocks.add(1, {"hermes.hook.name": hook})
+        except Exception as exc:
+            _broken(hook, "end", exc)
+
+    def fire(self, hook: str, payload: dict[str, Any]) -> Any:
+        """:meth:`Dispatcher.fire <hermes_hooks._dispatch.Dispatcher.fire>` inside a
+        span named after the hook (no span when no callback listens)."""
+        callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
+        if not callbacks:
+            return self._dispatcher.fire(hook, payload)
+        opened = self._begin(hook, payload, len(callbacks))
+        answer = None
+        try:
+            answer = self._dispatcher.fire(hook, payload)
+        finally:
+            self._end(hook, answer, opened)
+        return answer
+
+    def fire_all(self, hook: str, payload: dict[str, Any]) -> list[Any]:
+        """:meth:`Dispatcher.fire_all <hermes_hooks._dispatch.Dispatcher.fire_all>`
+        inside a span named after the hook."""
+        callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
+        if not callbacks:
+            return self._dispatcher.fire_all(hook, payload)
+        opened = self._begin(hook, payload, len(callbacks))
+        try:
+            return self._dispatcher.fire_all(hook, payload)
+        finally:
+            self._end(hook, None, opened)
+
+    async def afire(self, hook: str, payload: dict[str, Any]) -> Any:
+        """The async twin of :meth:`fire`."""
+        callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
+        if not callbacks:
+            return await self._dispatcher.afire(hook, payload)
+        opened = self._begin(hook, payload, len(callbacks))
+        answer = None
+        try:
+            answer = await self._dispatcher.afire(hook, payload)
+        finally:
+            self._end(hook, answer, opened)
+        return answer
+
+    # -- callback runs -----------------------------------------------------------------
+
+    def _on_record(self, record: DecisionRecord) -> None:
+        """One callback run, reported by the dispatcher on the firing's thread (or a
+        copy of its context): a child span of the firing, ended now, started
+        ``duration`` ago."""
+        try:
+            self._record_run(record)
+        except Exception as exc:
+            _broken(record.hook, "record a callback in", exc)
+
+    def _record_run(self, record: DecisionRecord) -> None:
+        firing = _firing.get()
+        if firing is not None:
+            firing.verdicts.append(record.verdict)
+            if not firing.recording:  # not sampled (or a no-op provider): no children
+                self._metrics.duration.record(
+                    record.duration,
+                    {
+                        "hermes.hook.name": record.hook,
+                        "hermes.callback.source": record.source,
+                        "hermes.callback.verdict": record.verdict,
+                    },
+                )
+                return
+        extra = record.extra
+        self._callback_span(
+            record.hook,
+            record.source,
+            record.callback,
+            str(extra.get("owner", "")),
+            record.verdict,
+            record.duration,
+            extra.get("error"),
+            record.reason,
+        )
+
+    def _callback_span(
+        self,
+        hook: str,
+        source: str,
+        name: str,
+        owner: str,
+        verdict: str,
+        duration: float,
+        error: BaseException | None = None,
+        reason: str | None = None,
+    ) -> None:
+        end = time.time_ns()
+        span = self._tracer.start_span(
+            name if name.startswith(f"{source} ") else f"{source} {name}",
+            start_time=end - int(duration * 1e9),
+            attributes={
+                "hermes.hook.name": hook,
+                "hermes.callback.source": source,
+                "hermes.callback.owner": owner,
+                "hermes.callback.verdict": verdict,
+            },
+        )
+        if error is not None:
+            span.record_exception(error)
+        elif verdict == "error" and reason:  # a gateway handler's "<Type>: <message>"
+            kind, _, message = reason.partition(": ")
+            span.add_event("exception", {"exception.type": kind, "exception.message": message})
+        if verdict in _FAILED:
+            span.set_status(_otel.Status(_otel.StatusCode.ERROR, reason or verdict))
+        span.end(end_time=end)
+        self._metrics.duration.record(
+            duration,
+            {
+                "hermes.hook.name": hook,
+                "hermes.callback.source": source,
+                "hermes.callback.verdict": verdict,
+            },
+        )
+
+    # -- gateway events ----------------------------------------------------------------
+
+    def watch_gateway(self, emitter: GatewayEmitter) -> None:
+        """Trace ``emitter``'s emissions and handler calls."""
+        emitter.trace = self.gateway_emit
+        emitter.subscribe(self._on_gateway_record)
+
+    def gateway_emit(self, event: str, handlers: int) -> Context | None:
+        """A span for one gateway emission (named after the event, ended at once: the
+        handlers run later on their lanes); returns its context for them to run in."""
+        try:
+            return self._emission(event, handlers)
+        except Exception as exc:
+            _broken(event, "start", exc)
+            return None
+
+    def _emission(self, event: str, handlers: int) -> Context:
+        from opentelemetry import trace
+
+        # emit() only queues; a slash command's handlers are awaited in its context
+        verdict = "command" if event.startswith("command:") else "queued"
+        span = self._tracer.start_span(
+            event,
+            attributes={
+                "hermes.hook.name": event,
+                "hermes.hook.callbacks": handlers,
+                "hermes.hook.verdict": verdict,
+            },
+        )
+        span.end()
+        self._metrics.firings.add(1, {"hermes.hook.name": event, "hermes.hook.verdict": verdict})
+        return trace.set_span_in_context(span)
+
+    def _on_gateway_record(self, record: CallRecord) -> None:
+        try:
+            self._gateway_run(record)
+        except Exception as exc:
+            _broken(record.event, "record a handler in", exc)
+
+    def _gateway_run(self, record: CallRecord) -> None:
+        if record.outcome == "dropped":
+            self._gateway_dropped[record.hook] = self._gateway_dropped.get(record.hook, 0) + 1
+            return
+        self._callback_span(
+            record.event,
+            "gateway",
+            record.hook,
+            record.path,
+            "none" if record.outcome == "ok" else record.outcome,
+            record.duration,
+            reason=record.detail or None,
+        )
+
+    # -- queues (read by the metric reader) --------------------------------------------
+
+    def dropped(self) -> dict[str, int]:
+        """Events dropped so far, per queue: ``stream:<owner>``, ``webhook:<target>``,
+        ``gateway:<hook>``."""
+        hooks = self._hooks()
+        if hooks is None:
+            return {}
+        counts = queue_drops(hooks)
+        for hook, dropped in list(self._gateway_dropped.items()):  # the loop may add one
+            counts[f"gateway:{hook}"] = dropped
+        return counts
+
+    def outbox_depth(self) -> dict[str, int]:
+        """Durable deliveries waiting in the outbox, per webhook target."""
+        hooks = self._hooks()
+        return {} if hooks is None else outbox_depths(hooks)
+
+
+@contextmanager
+def replay_span(path: str) -> Iterator[None]:
+    """A span around the replay of one recording, so its firings form one trace
+    (nothing when no load has telemetry on)."""
+    if not _active:
+        yield
+        return
+    from opentelemetry import trace
+
+    from hermes_hooks import __version__
+
+    tracer = trace.get_tracer(
+        INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]
+    )
+    with tracer.start_as_current_span(
+        f"replay {os.path.basename(path)}", attributes={"hermes.replay.file": path}
+    ):
+        yield
+
+
+def check_telemetry(hooks: Hooks) -> list[Finding]:
+    """``doctor``: an unusable ``telemetry.otel`` is an error; otherwise say whether
+    spans are on, and whether the API is installed."""
+    from hermes_hooks.report import Finding
+
+    subject = "telemetry"
+    enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))
+    if problem:
+        return [Finding("error", subject, problem)]
+    if not enabled:
+        return [Finding("info", subject, "OpenTelemetry off (telemetry.otel: false)")]
+    if not api_available():
+        return [
+            Finding(
+                "info",
+                subject,
+                "OpenTelemetry API not installed; install hermes-hooks[otel] for spans",
+            )
+        ]
+    return [Finding("ok", subject, "OpenTelemetry spans and metrics on")]
+
+
+@contextmanager
+def entered(carry: Context | None) -> Iterator[None]:
+    """Run the block inside ``carry`` (a context :meth:`Telemetry.gateway_emit`
+    returned); nothing happens for None."""
+    if carry is None:
+        yield
+        return
+    from opentelemetry import context
+
+    token = context.attach(carry)
+    try:
+        yield
+    finally:
+        context.detach(token)
