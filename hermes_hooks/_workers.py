@@ -9,6 +9,20 @@ in the background and then exits.  Abandoned workers never come back to the pool
 Per callback (D-14): after a timeout the callback is suppressed for 60 s (firings count
 as timeouts); one ``tool_call_id`` never runs twice at once; at most three abandoned
 workers may be alive, and at that cap the callback is skipped.
+
+Threads are bounded as a whole, not only per callback:
+
+* idle workers are reclaimed: a callback keeps at most :data:`MAX_IDLE_PER_CALLBACK`
+  of them, and one unused for :data:`IDLE_SECONDS` exits;
+* at most :data:`MAX_WORKERS` workers (busy or idle, over all callbacks) are alive;
+  a firing that needs one more takes the longest-idle worker of another callback, or
+  waits for one within its own time limit (then it counts as a timeout, without the
+  60 s window: the callback never ran);
+* a callback that fires hooks itself runs the nested callbacks on its own worker, so
+  a callback re-firing ``pre_tool_call`` costs no thread at all;
+* abandoned workers are not counted there (they are bounded by three per callback).
+
+So the worker threads alive never exceed ``MAX_WORKERS + 3 x callbacks``.
 """
 
 from __future__ import annotations
@@ -24,17 +38,31 @@ from typing import Any
 
 __all__ = [
     "ABANDONED_CAP",
+    "IDLE_SECONDS",
+    "MAX_IDLE_PER_CALLBACK",
+    "MAX_WORKERS",
     "SUPPRESSION_SECONDS",
     "BoundedRunner",
+    "Busy",
     "Hung",
     "Suppressed",
     "TimedOut",
     "run_coroutine",
+    "workers_alive",
 ]
 
 SUPPRESSION_SECONDS = 60.0
 ABANDONED_CAP = 3
+#: Worker threads (busy or idle, abandoned ones aside) alive at once, over all callbacks.
+MAX_WORKERS = 64
+#: Idle workers one callback keeps for its next firings; more stop on their return.
+MAX_IDLE_PER_CALLBACK = 2
+#: Seconds an idle worker waits for work before it exits.
+IDLE_SECONDS = 30.0
 _STOP = object()
+_local = threading.local()
+#: Seconds an awaited call may block the loop for a worker slot at the thread limit.
+_LOOP_WAIT = 0.05
 
 
 class TimedOut(Exception):
@@ -47,6 +75,72 @@ class Suppressed(TimedOut):
 
 class Hung(TimedOut):
     """The callback already has the maximum number of abandoned workers alive."""
+
+
+class Busy(TimedOut):
+    """Every worker thread was busy for the whole time limit (the callback never ran)."""
+
+
+class _Pool:
+    """The process-wide budget of :data:`MAX_WORKERS` worker threads.
+
+    A worker holds a *slot* from its start until its thread ends (or it is abandoned);
+    idle workers are listed oldest first so a firing at the limit can stop one and
+    take the slot it frees.  Lock order: a runner's lock may be held while taking the
+    pool's, never the reverse.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self.live = 0
+        self._idle: dict[_Worker, BoundedRunner] = {}
+
+    def reserve(self, timeout: float | None) -> bool:
+        """Take a slot, stopping the longest-idle worker if none is free; False after
+        ``timeout`` seconds (None: wait as long as it takes)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            with self._cond:
+                if self.live < MAX_WORKERS:
+                    self.live += 1
+                    return True
+                victim = next(iter(self._idle.items()), None)
+                if victim is not None:
+                    del self._idle[victim[0]]
+            if victim is not None:
+                victim[1]._retire(victim[0], stop=True)  # its slot frees as it exits
+            with self._cond:
+                if self.live < MAX_WORKERS:
+                    continue
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                self._cond.wait(remaining)
+
+    def release(self) -> None:
+        """Give a slot back (a worker stopped, exited or was abandoned)."""
+        with self._cond:
+            self.live -= 1
+            self._cond.notify()
+
+    def idle(self, worker: _Worker, runner: BoundedRunner) -> None:
+        """``worker`` waits in ``runner``'s pool (another callback may reclaim it)."""
+        with self._cond:
+            self._idle[worker] = runner
+            self._cond.notify()
+
+    def busy(self, worker: _Worker) -> None:
+        """``worker`` left the idle list (checked out, stopped or exited)."""
+        with self._cond:
+            self._idle.pop(worker, None)
+
+
+_POOL = _Pool()
+
+
+def workers_alive() -> int:
+    """Worker threads holding a slot (busy or idle; abandoned ones aside)."""
+    return _POOL.live
 
 
 def run_coroutine(
@@ -101,16 +195,25 @@ class _Worker(threading.Thread):
     caller (a queue) and an awaiting one (a loop future).
     """
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, runner: BoundedRunner) -> None:
         super().__init__(name=name, daemon=True)
+        self.runner = runner
+        #: Holds a pool slot until its thread ends (False once abandoned).
+        self.counted = True
         self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self.outbox: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
 
     def run(self) -> None:
+        _local.worker = self  # nested firings from this thread run inline
         loop: asyncio.AbstractEventLoop | None = None  # created on the first async call
         try:
             while True:
-                job = self.inbox.get()
+                try:
+                    job = self.inbox.get(timeout=IDLE_SECONDS)
+                except queue.Empty:
+                    if self.runner._retire(self):
+                        return  # idle too long: exit, which frees the slot
+                    continue  # checked out just now: its job is on the way
                 if job is _STOP:
                     return
                 function, args, kwargs, deliver = job
@@ -126,6 +229,8 @@ class _Worker(threading.Thread):
         finally:
             if loop is not None:
                 loop.close()
+            if self.counted:
+                _POOL.release()
 
 
 class BoundedRunner:
@@ -156,8 +261,8 @@ class BoundedRunner:
         self._suppressed_until = 0.0
         self._closed = False
 
-    def _checkout(self, tool_call_id: str | None) -> _Worker:
-        """An idle worker (or a new one), after the D-14 refusals."""
+    def _admit(self, tool_call_id: str | None) -> None:
+        """The D-14 refusals; marks ``tool_call_id`` in flight.  Holds no lock."""
         with self._lock:
             if time.monotonic() < self._suppressed_until:
                 raise Suppressed("suppressed after a recent timeout")
@@ -168,21 +273,59 @@ class BoundedRunner:
                 raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
             if tool_call_id:
                 self._in_flight.add(tool_call_id)
-            return self._idle.pop() if self._idle else self._start_worker()
+
+    def _done(self, tool_call_id: str | None) -> None:
+        if tool_call_id:
+            with self._lock:
+                self._in_flight.discard(tool_call_id)
+
+    def _checkout(self, tool_call_id: str | None, wait: float | None) -> _Worker:
+        """An idle worker, or a new one within the thread budget (waiting up to
+        ``wait`` seconds for a slot), after the D-14 refusals."""
+        self._admit(tool_call_id)
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        if worker is not None:
+            _POOL.busy(worker)
+            return worker
+        if not _POOL.reserve(wait):
+            self._done(tool_call_id)
+            raise Busy(f"all {MAX_WORKERS} worker threads stayed busy")
+        try:
+            return self._start_worker()
+        except BaseException:  # the thread never started: nothing will free the slot
+            _POOL.release()
+            self._done(tool_call_id)
+            raise
 
     def _checkin(self, worker: _Worker, finished: bool) -> None:
         """Return a worker to the pool, or abandon it when its call did not finish."""
         with self._lock:
-            if finished and not self._closed:
+            if finished and not self._closed and len(self._idle) < MAX_IDLE_PER_CALLBACK:
                 self._idle.append(worker)
+                _POOL.idle(worker, self)
                 return
-            if finished:  # closed while this call ran (an unload): the pool is gone
-                worker.inbox.put(_STOP)
-                return
-            self._abandoned.append(worker)
-            if self._suppress:
-                self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
-        worker.inbox.put(_STOP)  # it exits after the call it is stuck in
+            if not finished:
+                self._abandoned.append(worker)
+                if self._suppress:
+                    self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
+                # Abandoned workers are bounded per callback, not by the pool: the
+                # slot goes back now, though the thread lives until its call returns.
+                worker.counted = False
+                _POOL.release()
+        worker.inbox.put(_STOP)  # it exits (after the call it is stuck in, if any)
+
+    def _retire(self, worker: _Worker, stop: bool = False) -> bool:
+        """Take ``worker`` off this callback's idle list; True if it was idle here.
+        With ``stop`` it is told to exit (a firing at the thread limit needs its slot)."""
+        with self._lock:
+            if worker not in self._idle:
+                return False
+            self._idle.remove(worker)
+        _POOL.busy(worker)
+        if stop:
+            worker.inbox.put(_STOP)
+        return True
 
     def call(
         self,
@@ -194,15 +337,18 @@ class BoundedRunner:
         """Run ``function(**kwargs)`` and return its result within ``timeout`` seconds
         (``None``: wait as long as it takes, still off the calling thread).
 
+        Called from a worker (a callback firing hooks itself), the function runs right
+        here: the outer call's limit already bounds it, and no thread is spent.
+
         Raises what the callback raised, or a :class:`TimedOut` subclass.
         """
-        worker = self._checkout(tool_call_id)
+        if getattr(_local, "worker", None) is not None:
+            return self._call_inline(function, kwargs, tool_call_id)
+        worker = self._checkout(tool_call_id, timeout)
         outbox = worker.outbox
 
         def deliver(ok: bool, value: Any) -> None:
-            if tool_call_id:
-                with self._lock:
-                    self._in_flight.discard(tool_call_id)
+            self._done(tool_call_id)
             outbox.put((ok, value))
 
         worker.inbox.put((function, (), kwargs, deliver))
@@ -216,6 +362,18 @@ class BoundedRunner:
             return value
         raise value
 
+    def _call_inline(
+        self, function: Callable[..., Any], kwargs: dict[str, Any], tool_call_id: str | None
+    ) -> Any:
+        self._admit(tool_call_id)
+        try:
+            result = function(**kwargs)
+            if inspect.iscoroutine(result):
+                result = run_coroutine(result)
+            return result
+        finally:
+            self._done(tool_call_id)
+
     async def acall(
         self,
         function: Callable[..., Any],
@@ -224,7 +382,8 @@ class BoundedRunner:
         timeout: float | None,
     ) -> Any:
         """Await ``function(*args, **kwargs)`` run on a worker, for at most ``timeout``
-        seconds, without blocking the running loop (D-01, D-48)."""
+        seconds, without blocking the running loop (D-01, D-48).  At the thread limit
+        it fails quickly with :class:`Busy` rather than block the loop."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
 
@@ -232,7 +391,9 @@ class BoundedRunner:
             with contextlib.suppress(RuntimeError):  # the loop closed: nobody to tell
                 loop.call_soon_threadsafe(_settle, future, ok, value)
 
-        worker = self._checkout(None)
+        # At the thread limit an idle worker needs a moment to exit: wait that long at
+        # most, never the whole limit, since this blocks the loop.
+        worker = self._checkout(None, _LOOP_WAIT)
         worker.inbox.put((function, args, kwargs, deliver))
         try:
             return await asyncio.wait_for(future, timeout)
@@ -242,7 +403,7 @@ class BoundedRunner:
             self._checkin(worker, finished=future.done() and not future.cancelled())
 
     def _start_worker(self) -> _Worker:
-        worker = _Worker(f"hermes-hooks:{self._name}")
+        worker = _Worker(f"hermes-hooks:{self._name}", self)
         worker.start()
         return worker
 
@@ -253,6 +414,7 @@ class BoundedRunner:
             self._closed = True
             idle, self._idle = self._idle, []
         for worker in idle:
+            _POOL.busy(worker)
             worker.inbox.put(_STOP)
 
     @property

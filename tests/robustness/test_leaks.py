@@ -378,3 +378,89 @@ def test_events_to_a_stuck_stream_observer_stay_within_its_queue(
     assert lane.pending <= 1024  # bounded queue (D-61)
     assert after.threads == before.threads
     assert after.traced_kib - before.traced_kib < 256
+
+
+# -- the worker-thread budget ------------------------------------------------------------
+
+
+def _hermes_workers() -> int:
+    return sum(1 for t in threading.enumerate() if t.name.startswith("hermes-hooks:"))
+
+
+def test_a_burst_of_concurrent_firings_stays_within_the_thread_budget(
+    make_hooks: Callable[..., Hooks],
+    monkeypatch: pytest.MonkeyPatch,
+    figures: dict[str, object],
+) -> None:
+    """300 firings at once with three callbacks used to leave 862 threads alive."""
+    monkeypatch.setattr(_workers, "IDLE_SECONDS", 0.2)  # reclaim idle workers quickly
+    burst = 300
+    hooks = make_hooks(timeout=60.0)
+    peak = [0]
+    lock = threading.Lock()
+
+    def busy_callback() -> Callable[..., None]:
+        def busy(**kwargs: Any) -> None:
+            with lock:
+                peak[0] = max(peak[0], _hermes_workers())
+            time.sleep(0.002)  # long enough for firings to overlap
+
+        return busy
+
+    for owner in ("a", "b", "c"):
+        hooks.manager.register_callback("pre_tool_call", busy_callback(), owner=owner)
+    before = snapshot()
+    start = threading.Barrier(burst)
+    blocked: list[bool] = []
+
+    def fire(n: int) -> None:
+        start.wait()
+        blocked.append(hooks.pre_tool_call(**tool_payload(tool_call_id=f"burst-{n}")).blocked)
+
+    hosts = [threading.Thread(target=fire, args=(n,)) for n in range(burst)]
+    for thread in hosts:
+        thread.start()
+    for thread in hosts:
+        thread.join()
+    # Workers beyond the idle allowance were told to stop as the burst ended; wait for
+    # them to finish exiting (a hang guard), then for the idle ones to time out.
+    wait_until(lambda: _hermes_workers() <= 3 * _workers.MAX_IDLE_PER_CALLBACK)
+    right_after = _hermes_workers()
+    wait_until(lambda: _hermes_workers() == 0, timeout=30)  # idle workers exit
+    after = snapshot()
+    figures.update(
+        burst=burst,
+        callbacks=3,
+        worker_threads_peak=peak[0],
+        worker_threads_right_after=right_after,
+        worker_threads_after_idle=_hermes_workers(),
+        before=before.line(),
+        after=after.line(),
+    )
+    assert blocked == [False] * burst  # every firing ran every callback
+    assert peak[0] <= _workers.MAX_WORKERS
+    assert after.threads == before.threads
+    assert _workers.workers_alive() == 0
+
+
+def test_a_callback_re_firing_hooks_spends_no_threads(
+    make_hooks: Callable[..., Hooks], figures: dict[str, object]
+) -> None:
+    """A callback that fires pre_tool_call again with new ids used to start a worker
+    per level (2,500 threads); nested firings now run on the caller's worker."""
+    depth = 50  # each level nests a firing in Python's stack (and its recursion limit)
+    hooks = make_hooks(timeout=60.0)
+    seen: list[int] = []
+
+    def recurse(tool_call_id: str, **kwargs: Any) -> None:
+        level = int(tool_call_id.split("-")[1])
+        seen.append(_hermes_workers())
+        if level < depth:
+            hooks.pre_tool_call(**tool_payload(tool_call_id=f"nested-{level + 1}"))
+
+    hooks.manager.register_callback("pre_tool_call", recurse, owner="recursive")
+    decision = hooks.pre_tool_call(**tool_payload(tool_call_id="nested-0"))
+    figures.update(depth=depth, worker_threads_peak=max(seen))
+    assert decision.blocked is False
+    assert len(seen) == depth + 1
+    assert max(seen) == 1  # the outer firing's worker, and no other
