@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._timing import ratio, ratios
+from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
@@ -50,10 +51,12 @@ def _hooks(impls: int, timeout: float, template: Callable[..., Any] = _impl) -> 
     # telemetry off: these figures are the facade's own cost (bench_telemetry measures
     # what spans add)
     hooks = Hooks(
-        HookManager(),
-        home=Path.cwd(),
-        settings=Settings(hook_callback_timeout=timeout),
-        config={"telemetry": {"otel": False}},
+        LoadContext(
+            home=Path.cwd(),
+            manager=HookManager(),
+            settings=Settings(hook_callback_timeout=timeout),
+            config={"telemetry": {"otel": False}},
+        )
     )
     for n in range(impls):
         # A fresh function object per plugin, as separate plugins would have.

@@ -18,11 +18,12 @@ from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
+from hermes_hooks._handoff import run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
-from hermes_hooks._workers import BoundedRunner, TimedOut, run_coroutine
+from hermes_hooks._workers import BoundedRunner, TimedOut, on_worker, run_coroutine
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -151,6 +152,20 @@ def _kwargs(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -
     return kwargs
 
 
+class _Cursor:
+    """The payload the last callback's copy was made from, and its container map: a
+    firing recomputes the map only when a modify changed the arguments."""
+
+    __slots__ = ("copies", "current")
+
+    def __init__(self) -> None:
+        self.current: dict[str, Any] | None = None
+        self.copies: dict[str, bool] = {}
+
+
+#: Idle firing workers kept for the next firings (each serves one firing at a time).
+FIRING_WORKERS_IDLE = 4
+
 #: hook -> its plan, so a firing does one dictionary lookup.
 _PLANS: dict[str, _Plan] = {name: _Plan(contract) for name, contract in CATALOGUE.items()}
 _COROUTINE = types.CoroutineType
@@ -175,7 +190,7 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_lanes", "_listeners", "carry", "manager", "timeout")
+    __slots__ = ("_lanes", "_listeners", "carry", "manager", "pool", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
@@ -185,6 +200,11 @@ class Dispatcher:
         self.carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
         self._listeners: Listeners[DecisionRecord] = Listeners(log, "decision-record")
         self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
+        #: The workers firings hand their bounded callbacks to (one per firing at a
+        #: time); timeouts are charged to each callback's own runner.
+        self.pool = BoundedRunner(
+            "firing", suppress_after_timeout=False, max_idle=FIRING_WORKERS_IDLE
+        )
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -192,11 +212,22 @@ class Dispatcher:
         """Call ``listener`` with every decision record; returns an unsubscribe function."""
         return self._listeners.subscribe(listener)
 
+    @property
+    def listeners(self) -> Listeners[DecisionRecord]:
+        """The decision-record subscribers (falsy when there are none)."""
+        return self._listeners
+
     def close_lanes(self, deadline: float) -> None:
-        """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
+        """Deliver pending stream events until ``deadline`` (monotonic), then stop; the
+        idle firing workers stop too (a later firing starts new ones)."""
         for lane in list(self._lanes.values()):
             lane.close(deadline)
         self._lanes.clear()
+        pool, self.pool = (
+            self.pool,
+            BoundedRunner("firing", suppress_after_timeout=False, max_idle=FIRING_WORKERS_IDLE),
+        )
+        pool.close()
 
     def lane(self, owner: str) -> StreamLane | None:
         """The streaming lane of ``owner``, if it has received events."""
@@ -245,21 +276,30 @@ class Dispatcher:
             self._enqueue_all(plan, aggregator.current, callbacks)
             return
         bounded = plan.bounded and self.timeout > 0
+        # A callback firing hooks itself is on a worker already: its nested callbacks
+        # run right there (the outer limit bounds them), one by one.
+        handoff = bounded and not on_worker()
         listeners = self._listeners
-        current: dict[str, Any] | None = None
-        copies: dict[str, bool] = {}
+        cursor = _Cursor()
         started = 0.0
-        for callback in callbacks:
-            base = aggregator.current
-            if base is not current:  # the first callback, or args changed by a modify
-                current = base
-                copies = _prepare(base, plan)
+        index, count = 0, len(callbacks)
+        while index < count:
+            callback = callbacks[index]
+            if handoff and callback.runs_bounded:
+                # This callback and the bounded ones right after it: one hand-off.
+                end = index + 1
+                while end < count and callbacks[end].runs_bounded:
+                    end += 1
+                run_bounded(self, plan, aggregator, callbacks[index:end], results, cursor)
+                index = end
+                continue
+            index += 1
             if listeners:
                 started = time.perf_counter()
             try:
                 # Inside the isolation: args an earlier modify returned may not copy
                 # (a cycle), and that must fail this callback, not the host.
-                kwargs = _kwargs(callback, base, copies)
+                kwargs = self.kwargs_for(plan, aggregator, cursor, callback)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(plan, callback, kwargs)
                 else:
@@ -269,13 +309,39 @@ class Dispatcher:
             except (Exception, SystemExit) as exc:
                 self._settle(aggregator, callback, exc, started, ok=False)
                 continue
-            if value is None:
-                if listeners:
-                    self._record(contract, callback, "none", None, started)
-                continue
-            if results is not None:
-                results.append(value)
-            self._settle(aggregator, callback, value, started, ok=True)
+            self.finish(aggregator, callback, True, value, started, results)
+
+    @staticmethod
+    def kwargs_for(
+        plan: _Plan, aggregator: Aggregator, cursor: _Cursor, callback: Callback
+    ) -> dict[str, Any]:
+        """``callback``'s own copy of the firing's current payload (D-09, D-21)."""
+        base = aggregator.current
+        if base is not cursor.current:  # the first callback, or args changed by a modify
+            cursor.current = base
+            cursor.copies = _prepare(base, plan)
+        return _kwargs(callback, base, cursor.copies)
+
+    def finish(
+        self,
+        aggregator: Aggregator,
+        callback: Callback,
+        ok: bool,
+        value: Any,
+        started: float,
+        results: list[Any] | None,
+    ) -> None:
+        """Settle one callback's outcome: a failure, nothing (None), or a result."""
+        if not ok:
+            self._settle(aggregator, callback, value, started, ok=False)
+            return
+        if value is None:
+            if self._listeners:
+                self._record(aggregator.contract, callback, "none", None, started)
+            return
+        if results is not None:
+            results.append(value)
+        self._settle(aggregator, callback, value, started, ok=True)
 
     def _enqueue_all(
         self, plan: _Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
@@ -330,7 +396,7 @@ class Dispatcher:
                     except asyncio.TimeoutError:
                         raise TimedOut(f"no result within {limit} s") from None
                 else:
-                    runner = self._runner(callback)
+                    runner = self.runner(callback)
                     function = (
                         callback.function if self.carry is None else self.carry(callback.function)
                     )
@@ -343,7 +409,8 @@ class Dispatcher:
 
     # -- one callback ------------------------------------------------------------------
 
-    def _runner(self, callback: Callback) -> BoundedRunner:
+    def runner(self, callback: Callback) -> BoundedRunner:
+        """``callback``'s runner: its D-14 state (and its workers when it runs alone)."""
         runner = callback.runner
         if runner is None:
             runner = BoundedRunner(callback.name)
@@ -355,7 +422,7 @@ class Dispatcher:
     def _bounded(self, plan: _Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
-        return self._runner(callback).call(
+        return self.runner(callback).call(
             callback.function if self.carry is None else self.carry(callback.function),
             kwargs,
             self.timeout,
