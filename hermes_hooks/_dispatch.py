@@ -101,8 +101,9 @@ class _Plan:
         self.declared = contract.field_names | {TELEMETRY_FIELD}
 
 
-def _nests(value: Any) -> bool:
-    for item in value.values() if type(value) is dict else value:
+def _nests(items: Any) -> bool:
+    """Whether ``items`` (a list, or a dict's values) holds a dict or a list."""
+    for item in items:
         kind = type(item)
         if kind is dict or kind is list:
             return True
@@ -120,13 +121,17 @@ def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
     for key in plan.maybe_containers:
         value = payload.get(key)
         kind = type(value)
-        if kind is dict or kind is list:
-            copies[key] = _nests(value)
+        if kind is dict:
+            copies[key] = _nests(value.values()) if value else False
+        elif kind is list:
+            copies[key] = _nests(value) if value else False
     if len(payload) > len(plan.declared) or not payload.keys() <= plan.declared:
         for key in payload.keys() - plan.declared:  # fields a host added (PL-04)
             value = payload[key]
             kind = type(value)
-            if kind is dict or kind is list:
+            if kind is dict:
+                copies[key] = _nests(value.values())
+            elif kind is list:
                 copies[key] = _nests(value)
     return copies
 
@@ -296,10 +301,14 @@ class Dispatcher:
             index += 1
             if listeners:
                 started = time.perf_counter()
+            base = aggregator.current
+            if base is not cursor.current:  # the first callback, or args changed by a modify
+                cursor.current = base
+                cursor.copies = _prepare(base, plan)
             try:
                 # Inside the isolation: args an earlier modify returned may not copy
                 # (a cycle), and that must fail this callback, not the host.
-                kwargs = self.kwargs_for(plan, aggregator, cursor, callback)
+                kwargs = _kwargs(callback, base, cursor.copies)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(plan, callback, kwargs)
                 else:
@@ -308,6 +317,10 @@ class Dispatcher:
                         value = run_coroutine(value)
             except (Exception, SystemExit) as exc:
                 self._settle(aggregator, callback, exc, started, ok=False)
+                continue
+            if value is None:
+                if listeners:
+                    self._record(contract, callback, "none", None, started)
                 continue
             self.finish(aggregator, callback, True, value, started, results)
 
