@@ -37,6 +37,9 @@ CONTEXT = {
 
 
 def _home(root: Path, sleep: float, hooks: int = HOOKS) -> Path:
+    # telemetry off: these figures are the lanes' own cost (bench_telemetry measures
+    # what spans add)
+    (root / "config.yaml").write_text("telemetry: {otel: false}\n", encoding="utf-8")
     for i in range(hooks):
         directory = root / "hooks" / f"h{i}"
         directory.mkdir(parents=True)
