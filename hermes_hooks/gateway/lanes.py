@@ -105,9 +105,12 @@ class BatchTimer:
         no limit); raises :class:`TimedOut` at the limit."""
         if limit is None:
             return await awaitable
-        self._deadline = self._loop.time() + limit
-        if self._handle is None:
-            self._handle = self._loop.call_at(self._deadline, self._check)
+        deadline = self._deadline = self._loop.time() + limit
+        handle = self._handle
+        if handle is None or handle.when() > deadline:  # a shorter limit than before
+            if handle is not None:
+                handle.cancel()
+            self._handle = self._loop.call_at(deadline, self._check)
         try:
             return await awaitable
         except asyncio.CancelledError:
