@@ -9,16 +9,16 @@ aggregator (``_select``), which produces the one typed answer.  It also reports 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from hermes_hooks._callback import Callback, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
-from hermes_hooks._handoff import run_bounded
+from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
@@ -170,6 +170,8 @@ class _Cursor:
 
 #: Idle firing workers kept for the next firings (each serves one firing at a time).
 FIRING_WORKERS_IDLE = 4
+# How long closing waits for the idle firing workers to have exited.
+_CLOSE_WAIT = 1.0
 
 #: hook -> its plan, so a firing does one dictionary lookup.
 _PLANS: dict[str, _Plan] = {name: _Plan(contract) for name, contract in CATALOGUE.items()}
@@ -195,7 +197,7 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_lanes", "_listeners", "carry", "manager", "pool", "timeout")
+    __slots__ = ("__weakref__", "_lanes", "_listeners", "carry", "manager", "pool", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
@@ -210,6 +212,8 @@ class Dispatcher:
         self.pool = BoundedRunner(
             "firing", suppress_after_timeout=False, max_idle=FIRING_WORKERS_IDLE
         )
+        # A Hooks dropped without close() must not leave its idle workers behind.
+        weakref.finalize(self, self.pool.close, _CLOSE_WAIT)
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -224,15 +228,11 @@ class Dispatcher:
 
     def close_lanes(self, deadline: float) -> None:
         """Deliver pending stream events until ``deadline`` (monotonic), then stop; the
-        idle firing workers stop too (a later firing starts new ones)."""
+        idle firing workers stop too (a later firing still runs, keeping none idle)."""
         for lane in list(self._lanes.values()):
             lane.close(deadline)
         self._lanes.clear()
-        pool, self.pool = (
-            self.pool,
-            BoundedRunner("firing", suppress_after_timeout=False, max_idle=FIRING_WORKERS_IDLE),
-        )
-        pool.close()
+        self.pool.close(max(0.0, min(_CLOSE_WAIT, deadline - time.monotonic())))
 
     def lane(self, owner: str) -> StreamLane | None:
         """The streaming lane of ``owner``, if it has received events."""
@@ -390,6 +390,8 @@ class Dispatcher:
         worker (D-10, D-48).  Every other hook runs its whole firing in a thread, so the
         caller's loop never blocks.
         """
+        import asyncio  # only async hosts need it: not loaded with the package
+
         contract = self.contract(hook)
         if contract.policy.thread is not Thread.LOOP:
             return await asyncio.to_thread(self.fire, hook, payload)
@@ -487,17 +489,27 @@ class Dispatcher:
         extra: dict[str, Any] = {"owner": callback.owner}
         if error is not None:
             extra["error"] = error
-        self._listeners.emit(
-            DecisionRecord(
-                hook=contract.name,
-                callback=callback.name,
-                source=callback.source,
-                verdict=verdict,
-                reason=reason,
-                duration=time.perf_counter() - started,
-                extra=extra,
-            )
+        record = DecisionRecord(
+            hook=contract.name,
+            callback=callback.name,
+            source=callback.source,
+            verdict=verdict,
+            reason=reason,
+            duration=time.perf_counter() - started,
+            extra=extra,
         )
+        held = getattr(HELD_RECORDS, "records", None)
+        if held is not None:  # settled on a firing's worker: its caller emits them
+            held.append(record)
+        else:
+            self._listeners.emit(record)
+
+    def emit_held(self, records: list[DecisionRecord]) -> None:
+        """Emit the records a worker held for this (the firing's) thread, in order."""
+        emit = self._listeners.emit
+        for record in records:
+            emit(record)
+        records.clear()
 
     def _failure(self, contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name

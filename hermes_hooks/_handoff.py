@@ -15,6 +15,10 @@ starts each one; the caller looks only when its wait expires, so a firing that k
 to its limits costs the caller one wake-up.  At a timeout the worker is abandoned in
 the callback it is stuck in (it settles nothing more) and the callbacks after it move
 to a fresh worker.
+
+The decision records of callbacks settled on the worker are held and emitted on the
+firing's own thread before it returns (:data:`HELD_RECORDS`), as an unbounded firing
+emits them, so subscribers such as the replay timeline see no difference.
 """
 
 from __future__ import annotations
@@ -32,8 +36,14 @@ if TYPE_CHECKING:
     from hermes_hooks._callback import Callback
     from hermes_hooks._dispatch import Dispatcher, _Cursor, _Plan
     from hermes_hooks._select import Aggregator
+    from hermes_hooks.types import DecisionRecord
 
-__all__ = ["run_bounded"]
+__all__ = ["HELD_RECORDS", "run_bounded"]
+
+#: Decision records settled on a firing's worker wait here (``records``, per thread) for
+#: the firing's own thread, so that subscribers see every record on the thread that
+#: fired, as with an unbounded firing (the replay timeline files them by thread).
+HELD_RECORDS = threading.local()
 
 # While the worker is between callbacks (settling a result: our own code and the
 # decision-record listeners) the caller checks back this often.
@@ -68,9 +78,10 @@ def run_bounded(
     timeout = dispatcher.timeout
     pool = dispatcher.pool
     pending = callbacks
+    held: list[DecisionRecord] = []  # records the worker settles, emitted here
     while pending:
         progress = _Progress()
-        job = _job(dispatcher, plan, aggregator, pending, results, cursor, progress)
+        job = _job(dispatcher, plan, aggregator, pending, results, cursor, progress, held)
         try:
             worker = pool.lend(timeout)
         except Busy as exc:  # no thread freed up in time: this callback never ran
@@ -80,6 +91,7 @@ def run_bounded(
         outbox = worker.outbox
         worker.inbox.put((job, (), {}, functools.partial(_deliver, outbox)))
         stuck, (ok, value) = _wait(progress, outbox, timeout)
+        dispatcher.emit_held(held)  # the worker settles nothing more now
         if stuck is None:
             pool.give_back(worker)
             if not ok:  # KeyboardInterrupt and the like reach the host, as unbounded
@@ -128,6 +140,7 @@ def _job(
     results: list[Any] | None,
     cursor: _Cursor,
     progress: _Progress,
+    held: list[DecisionRecord],
 ) -> Any:
     """The worker's side: each callback in order, admitted by its runner, its result
     settled unless the caller has given up on it meanwhile."""
@@ -139,6 +152,13 @@ def _job(
 
     # Written out (locals, few calls): this is the hot path of every bounded firing.
     def work() -> None:
+        HELD_RECORDS.records = held
+        try:
+            run()
+        finally:
+            HELD_RECORDS.records = None
+
+    def run() -> None:
         for index, callback in enumerate(callbacks):
             with lock:
                 if progress.abandoned:

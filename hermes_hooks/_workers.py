@@ -27,14 +27,16 @@ So the worker threads alive never exceed ``MAX_WORKERS + 3 x callbacks``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # asyncio loads with the first async call, not with the package
+    import asyncio
 
 __all__ = [
     "ABANDONED_CAP",
@@ -155,6 +157,8 @@ def run_coroutine(
     sync entry point) hands the coroutine to a helper thread and waits up to 30 s, as
     D-10 says for caller-thread hooks.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -192,6 +196,8 @@ def drive(result: Any) -> Any:
         return result
     loop = getattr(_local, "loop", None)
     if loop is None and on_worker():
+        import asyncio
+
         loop = _local.loop = asyncio.new_event_loop()
     return run_coroutine(result, loop)
 
@@ -429,6 +435,8 @@ class BoundedRunner:
         """Await ``function(*args, **kwargs)`` run on a worker, for at most ``timeout``
         seconds, without blocking the running loop (D-01, D-48).  At the thread limit
         it fails quickly with :class:`Busy` rather than block the loop."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
 
@@ -452,15 +460,20 @@ class BoundedRunner:
         worker.start()
         return worker
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
         """Stop the idle workers (abandoned ones exit when their call returns); workers
-        busy with a call stop when it returns instead of going back to the pool."""
+        busy with a call stop when it returns instead of going back to the pool.
+        ``wait``: seconds in all to wait for the idle ones to have exited."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
         for worker in idle:
             _POOL.busy(worker)
             worker.inbox.put(_STOP)
+        deadline = time.monotonic() + wait
+        for worker in idle if wait > 0 else ():
+            if worker is not threading.current_thread():
+                worker.join(max(0.0, deadline - time.monotonic()))
 
     @property
     def abandoned_alive(self) -> int:

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 __all__ = [
     "DEFAULT_CALLBACK_TIMEOUT",
     "MAX_CALLBACK_TIMEOUT",
@@ -67,6 +65,8 @@ def read_config(home: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         log.warning("%s: not UTF-8 text (%s); using defaults. Save it as UTF-8.", path, exc)
         return {}
+    import yaml  # here: a home without config.yaml never pays for the parser
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

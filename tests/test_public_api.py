@@ -139,6 +139,7 @@ OUTSIDE_THE_TREE = {
     "hermes_hooks._workers.TimedOut",
     "hermes_hooks._workers.Suppressed",
     "hermes_hooks._workers.Hung",
+    "hermes_hooks._workers.Busy",
 }
 
 

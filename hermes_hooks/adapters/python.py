@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
 from hermes_hooks._manager import order_group
@@ -314,6 +312,8 @@ def _optional_str(value: Any) -> str | None:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
+    import yaml  # here: a home without plugin.yaml files never pays for the parser
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:

@@ -137,3 +137,17 @@ def test_close_stops_the_idle_firing_workers(make_hooks: Any) -> None:
     hooks.close()
     worker.join(5)
     assert not worker.is_alive()
+
+
+def test_decision_records_reach_subscribers_on_the_firing_thread(make_hooks: Any) -> None:
+    hooks = make_hooks(timeout=30)
+    seen: list[tuple[str, int]] = []
+    records: list[tuple[str, str, int]] = []
+    hooks.subscribe(lambda r: records.append((r.callback, r.verdict, threading.get_ident())))
+    hooks.manager.register_callback("pre_tool_call", _recorder("a", seen), owner="a")
+    blocker = _recorder("b", seen, {"action": "block", "message": "no"})
+    hooks.manager.register_callback("pre_tool_call", blocker, owner="b")
+    assert hooks.pre_tool_call(**tool_payload()).action == "block"
+    me = threading.get_ident()
+    assert [(verdict, ident) for _, verdict, ident in records] == [("none", me), ("block", me)]
+    assert all(ident != me for _, ident in seen)  # the callbacks ran on the worker
