@@ -5,6 +5,7 @@ Public names (see ``design.md``)::
     hermes_hooks.hookimpl       the pluggy marker for plugin authors
     hermes_hooks.load(...)      build the Hooks of a Hermes home
     hermes_hooks.Hooks          the typed facade
+    hermes_hooks.HostCapabilities  what a host lends plugins (``load(host=...)``)
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
     hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
@@ -20,12 +21,14 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
+from hermes_hooks._version import PROJECT_NAME, __version__
 
 if TYPE_CHECKING:
     from hermes_hooks._loader import load
     from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.hookspecs import VALID_HOOKS
+    from hermes_hooks.plugin_context import HostCapabilities
     from hermes_hooks.types import (
         DecisionRecord,
         DispatchDecision,
@@ -44,6 +47,7 @@ __all__ = [
     "ErrorClassification",
     "FailoverReason",
     "Hooks",
+    "HostCapabilities",
     "ToolDecision",
     "TranscriptionRequest",
     "VerifyDirective",
@@ -52,11 +56,6 @@ __all__ = [
     "load",
 ]
 
-__version__ = "0.1.0"
-
-#: The pluggy project name shared by the hookspecs and :data:`hookimpl` (defined here so
-#: that ``hookimpl`` needs no catalogue).
-PROJECT_NAME = "hermes"
 
 #: Marks a function as an implementation of the catalogue hook of the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
@@ -104,4 +103,8 @@ def _lazy(name: str) -> Any:
         from hermes_hooks.hooks import Hooks
 
         return Hooks
+    if name == "HostCapabilities":
+        from hermes_hooks.plugin_context import HostCapabilities
+
+        return HostCapabilities
     raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")

@@ -2,8 +2,9 @@
 
 Adapters used to reach into the :class:`~hermes_hooks.hooks.Hooks` facade for the home,
 the config and the load options; the facade then had to know every adapter's needs and
-the adapters had to know the facade.  A context is plain data plus the two registries
-callbacks go into (the manager and the prompt sections), so an adapter depends on
+the adapters had to know the facade.  A context is plain data plus the registries
+callbacks go into (the manager, the prompt sections, the plugin registry) and what the
+host lends plugins, so an adapter depends on
 nothing above it and a reload is simply a new context with the config read again.
 """
 
@@ -17,7 +18,9 @@ from typing import Any
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.envelope import DEFAULT_PROFILE
+from hermes_hooks.plugin_context import HostCapabilities
 from hermes_hooks.prompt_sections import PromptSections
+from hermes_hooks.registry import PluginRegistry
 
 __all__ = ["SURFACES", "LoadContext"]
 
@@ -55,6 +58,10 @@ class LoadContext:
     profile: str = DEFAULT_PROFILE
     #: System-prompt sections registered by plugins.
     prompt_sections: PromptSections = field(default_factory=PromptSections)
+    #: Tools, commands, skills, middleware, providers... that plugins registered.
+    registry: PluginRegistry = field(default_factory=PluginRegistry)
+    #: What the host lends plugins (``ctx.llm``, ``ctx.inject_message``, ...).
+    host: HostCapabilities = field(default_factory=HostCapabilities)
 
     def __post_init__(self) -> None:
         if self.surface not in SURFACES:

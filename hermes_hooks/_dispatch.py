@@ -226,6 +226,11 @@ class Dispatcher:
         """The decision-record subscribers (falsy when there are none)."""
         return self._listeners
 
+    def report(self, record: DecisionRecord) -> None:
+        """Give ``record`` (a callback run made outside a firing, such as middleware) to
+        every subscriber, as if the dispatcher had made it."""
+        self._listeners.emit(record)
+
     def close_lanes(self, deadline: float) -> None:
         """Deliver pending stream events until ``deadline`` (monotonic), then stop; the
         idle firing workers stop too (a later firing still runs, keeping none idle)."""

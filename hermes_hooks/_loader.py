@@ -21,6 +21,7 @@ from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.adapters.shell.consent import inspecting
 from hermes_hooks.config import read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.plugin_context import HostCapabilities
 
 __all__ = ["attach_sources", "load", "reload"]
 
@@ -34,6 +35,7 @@ def load(
     accept_hooks: bool = False,
     entry_points: bool = True,
     inspect: bool = False,
+    host: HostCapabilities | None = None,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
@@ -43,8 +45,10 @@ def load(
     ``inspect=True`` loads for looking only, as ``list`` and ``doctor`` need: no
     consent prompt or allowlist write, and no background work of the adapters' own
     (such as redelivering a durable outbox).  With ``HERMES_SAFE_MODE`` set nothing
-    is loaded.  The result is a context manager: ``with load() as hooks:`` closes it
-    on exit.
+    is loaded.  ``host`` lends plugins what only the agent host can do (``ctx.llm``,
+    ``ctx.inject_message``, ``ctx.dispatch_tool``); without it those behave as in
+    hermes-agent when the capability is missing.  The result is a context manager:
+    ``with load() as hooks:`` closes it on exit.
     """
     root = resolve_home(home)
     # The options first: a bad surface is refused before any file is read.
@@ -55,6 +59,7 @@ def load(
         inspect=inspect,
         entry_points=entry_points,
         accept_hooks=accept_hooks,
+        host=host if host is not None else HostCapabilities(),
     ).with_config(read_config(root))
     hooks = Hooks(context, reloader=reload)
     attach_sources(hooks)

@@ -12,6 +12,8 @@ right answer::
     ├── UnknownHookError        a hook name outside the catalogue (also a KeyError)
     ├── PluginLoadError         one plugin or callback was refused (.plugin, .hook,
     │                           .signature); recorded and shown by ``list``
+    ├── PluginToolOverrideError a plugin replaced a tool without the operator's opt-in
+    │                           (also a PermissionError, as hermes-agent raises)
     ├── RecordingError          a session recording is malformed (names the line)
     └── VerificationError       a webhook delivery must be rejected (also a ValueError)
 
@@ -33,6 +35,7 @@ __all__ = [
     "ConfigError",
     "HermesHooksError",
     "PluginLoadError",
+    "PluginToolOverrideError",
     "RecordingError",
     "UnknownHookError",
     "VerificationError",
@@ -97,3 +100,9 @@ class RecordingError(HermesHooksError):
 class VerificationError(HermesHooksError, ValueError):
     """A webhook delivery must be rejected; the message says why (never echo it to
     callers you do not trust: it only helps you debug your own configuration)."""
+
+
+class PluginToolOverrideError(HermesHooksError, PermissionError):
+    """``ctx.register_tool(..., override=True)`` without the operator's opt-in
+    (``plugins.entries.<plugin>.allow_tool_override: true``).  Also a
+    ``PermissionError``, which is what plugins written for hermes-agent catch."""

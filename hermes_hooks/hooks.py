@@ -28,7 +28,10 @@ from hermes_hooks._facade import HookCalls
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
+from hermes_hooks.middleware import MiddlewareRunner
+from hermes_hooks.plugin_context import HostCapabilities
 from hermes_hooks.prompt_sections import PromptSections
+from hermes_hooks.registry import PluginRegistry
 from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
@@ -58,6 +61,11 @@ class Hooks(HookCalls):
         self.sources: dict[str, Source] = {}
         # The loader's reload, handed in so that this module never imports the loader.
         self._reloader = reloader
+        #: The four middleware kinds, run over :attr:`registry`'s callbacks; each run is
+        #: reported to the dispatcher's subscribers like a hook callback.
+        self.middleware = MiddlewareRunner(
+            lambda: self.context.registry.middleware, self._dispatcher.report
+        )
         self.telemetry: Telemetry | None = None
         self._instrument()
 
@@ -120,6 +128,17 @@ class Hooks(HookCalls):
     def prompt_sections(self) -> PromptSections:
         """System-prompt sections registered by plugins."""
         return self.context.prompt_sections
+
+    @property
+    def registry(self) -> PluginRegistry:
+        """Tools, commands, skills, middleware, providers... that plugins registered,
+        each attributed to its plugin, for the host to use."""
+        return self.context.registry
+
+    @property
+    def host(self) -> HostCapabilities:
+        """What the host lends plugins (``ctx.llm``, ``ctx.inject_message``, ...)."""
+        return self.context.host
 
     # -- general entry points ----------------------------------------------------------
 

@@ -124,6 +124,11 @@ class PromptSections:
             for section_id in [k for k, s in self._sections.items() if s.plugin == plugin]:
                 del self._sections[section_id]
 
+    def plugins(self) -> set[str]:
+        """The plugins that registered at least one section."""
+        with self._lock:
+            return {s.plugin for s in self._sections.values()}
+
     def ids(self) -> list[str]:
         """Registered section ids in render (ascending) order."""
         return sorted(self._sections)

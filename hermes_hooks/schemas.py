@@ -256,9 +256,21 @@ def _config_hooks_schema() -> dict[str, Any]:
             "fail_closed": {"type": "boolean"},
             "failClosed": {"type": "boolean"},
             "dialect": {"enum": list(DIALECTS)},
+            # Claude Code handler options (dialect: claude-code entries only).
+            "type": {"enum": ["command", "prompt", "agent"]},
+            "prompt": {"type": "string", "minLength": 1},
+            "model": {"type": "string"},
+            "async": {"type": "boolean"},
+            "asyncRewake": {"type": "boolean"},
+            "async_rewake": {"type": "boolean"},
+            "if": {"type": "string", "minLength": 1},
+            "plugin_root": {"type": "string"},
+            "plugin_data": {"type": "string"},
+            "statusMessage": {"type": "string"},
+            "status_message": {"type": "string"},
             "persistent": {"type": "boolean"},
         },
-        "required": ["command"],
+        "anyOf": [{"required": ["command"]}, {"required": ["prompt"]}],
     }
     target = {
         "type": "object",

@@ -289,7 +289,7 @@ class Telemetry:
         global _active
         from opentelemetry import trace
 
-        from hermes_hooks import __version__
+        from hermes_hooks._version import __version__
 
         _otel.bind()
         self._hooks = weakref.ref(hooks)
@@ -542,7 +542,7 @@ def replay_span(path: str) -> Iterator[None]:
         return
     from opentelemetry import trace
 
-    from hermes_hooks import __version__
+    from hermes_hooks._version import __version__
 
     tracer = trace.get_tracer(
         INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,10 @@ import hermes_hooks
 from hermes_hooks._log import reset_warn_once
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
+
+#: tests/reference/ needs hermes-agent and real plugin distributions installed: only
+#: ``tox -e reference`` (which sets HERMES_REFERENCE=1) collects it.
+collect_ignore = [] if os.environ.get("HERMES_REFERENCE") else ["reference"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

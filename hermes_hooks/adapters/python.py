@@ -4,35 +4,41 @@ Sources, all in one plugin order (D-18, code-point order of the keys):
 
 * entry-point group ``hermes_hooks``: a module (or object) with
   ``@hermes_hooks.hookimpl`` functions, registered with pluggy as it is;
-* entry-point group ``hermes_agent.plugins``: ``module`` or ``module:function``
-  exposing ``register(ctx)``;
-* ``<home>/plugins/<name>/`` (``plugin.yaml`` + ``__init__.py`` with ``register(ctx)``),
-  with one level of category nesting (``<home>/plugins/<category>/<name>/``, key
-  ``category/name``);
+* entry-point group ``hermes_agent.plugins``: any object with a ``register(ctx)``
+  attribute (a module, or ``module:object``), as hermes-agent reads it, and, as an
+  extension of ours, ``module:function`` naming ``register`` itself;
+* ``<home>/plugins/<dir>/`` (``plugin.yaml`` or ``plugin.yml`` + ``__init__.py`` with
+  ``register(ctx)``), keyed by the manifest's ``name`` (the directory name when it has
+  none), with one level of category nesting (``<home>/plugins/<category>/<dir>/``, key
+  ``category/dir``): hermes-agent's rule;
 * ``./.hermes/plugins/`` the same way, only when ``HERMES_ENABLE_PROJECT_PLUGINS`` is set.
 
 ``plugins.disabled`` always wins; when ``plugins.enabled`` is present only the listed
-keys load.  A plugin that fails in any way is recorded with the reason, logged once, and
-skipped; every other plugin still loads.
+plugins load; both match the key or the manifest name.  A plugin that fails in any way
+(any exception but ``KeyboardInterrupt``, ``SystemExit`` included) is recorded with the
+reason and the file:line that raised, logged once, and skipped; every other plugin
+still loads.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
-from hermes_hooks._manager import order_group
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.plugin_context import PluginContext, PluginManifest
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
@@ -62,6 +68,7 @@ class PluginRecord:
 
     key: str
     source: str  # "directory", "project", "entry-point:<group>"
+    name: str | None = None  # manifest name; plugins.enabled/disabled match it too
     path: str | None = None
     distribution: str | None = None
     version: str | None = None
@@ -69,72 +76,17 @@ class PluginRecord:
     state: str = "pending"  # "loaded", "failed", "disabled"
     hooks: list[str] = field(default_factory=list)
     error: str | None = None
+    #: Where a failed load raised, ``file:line``.
+    location: str | None = None
     problems: list[str] = field(default_factory=list)
+    #: Worth a look but not broken: unknown hook names, a plugin registering nothing.
+    warnings: list[str] = field(default_factory=list)
+    #: What it registered besides hooks (kind → names), from ``hooks.registry``.
+    registrations: dict[str, list[str]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready view for ``--json`` output."""
         return dict(vars(self))
-
-
-class PluginContext:
-    """The ``ctx`` a plugin's ``register(ctx)`` receives."""
-
-    def __init__(self, context: LoadContext, record: PluginRecord) -> None:
-        self._context = context
-        self._record = record
-
-    @property
-    def plugin_name(self) -> str:
-        """The plugin's key (directory name, ``category/name`` or entry-point name)."""
-        return self._record.key
-
-    @property
-    def home(self) -> Path:
-        """The Hermes home the plugin was loaded from."""
-        return self._context.home
-
-    def register_hook(
-        self,
-        name: str,
-        callback: Callable[..., Any],
-        *,
-        tryfirst: bool = False,
-        trylast: bool = False,
-    ) -> None:
-        """Register ``callback`` for hook ``name``.
-
-        ``tryfirst``/``trylast`` move it to the front or back of the Python callbacks
-        (D-19; both set → a warning and neither applies).  An unknown name, a duplicate
-        or an impossible signature logs one warning and registers nothing; the call
-        never raises, so the plugin's other registrations survive (D-07, D-08).
-        """
-        key = self._record.key
-        group = order_group(
-            key, name, tryfirst=tryfirst, trylast=trylast, warnings=self._context.manager.warnings
-        )
-        try:
-            self._context.manager.register_callback(name, callback, owner=key, group=group)
-        except PluginLoadError as exc:
-            log.warning("%s", exc)
-            self._record.problems.append(str(exc))
-            return
-        if name not in self._record.hooks:
-            self._record.hooks.append(name)
-
-    def register_system_prompt_section(
-        self,
-        section_id: str,
-        content: str | Callable[[Mapping[str, Any]], Any],
-        *,
-        position: str = "after_memory",
-        max_chars: int = 4000,
-    ) -> None:
-        """Register a bounded system-prompt section (PS-01); see
-        :mod:`hermes_hooks.prompt_sections`.  Raises ``ValueError``/``TypeError`` on a
-        bad id, duplicate, content, position or ``max_chars`` (D-57..D-59)."""
-        self._context.prompt_sections.register(
-            self._record.key, section_id, content, position=position, max_chars=max_chars
-        )
 
 
 class PythonSource:
@@ -155,8 +107,7 @@ class PythonSource:
     def unload(self) -> None:
         """Unregister every plugin and forget its modules, so a reload re-imports."""
         for record in self.plugins:
-            self._context.manager.unregister_owner(record.key)
-            self._context.prompt_sections.unregister_plugin(record.key)
+            self._forget(record.key)
         for module_name in self._modules:
             for loaded in [
                 m for m in sys.modules if m == module_name or m.startswith(module_name + ".")
@@ -204,25 +155,49 @@ class PythonSource:
                 continue
             seen[record.key] = record
             self.plugins.append(record)
-            reason = settings.allows(record.key)
+            # hermes-agent matches the key or the manifest name, disabled first.
+            verdicts = [settings.allows(n) for n in dict.fromkeys((record.key, record.name)) if n]
+            blocked = [v for v in verdicts if v and "disabled" in v]
+            reason = blocked[0] if blocked else (None if None in verdicts else verdicts[0])
             if reason:
                 record.state = "disabled"
                 record.error = reason
                 continue
             self._load_one(record, loader)
 
+    def _forget(self, key: str) -> None:
+        self._context.manager.unregister_owner(key)
+        self._context.prompt_sections.unregister_plugin(key)
+        self._context.registry.remove_plugin(key)
+
     def _load_one(self, record: PluginRecord, loader: Callable[[PluginRecord], None]) -> None:
         try:
             loader(record)
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            self._context.manager.unregister_owner(record.key)
-            self._context.prompt_sections.unregister_plugin(record.key)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # a plugin must never take the host down
+            self._forget(record.key)
             record.state = "failed"
+            record.location = raise_site(exc)
             record.error = f"{type(exc).__name__}: {exception_text(exc)}"
+            if record.location:
+                record.error += f" (raised at {record.location})"
             record.hooks.clear()
             log.warning("Plugin '%s' failed to load and is skipped: %s", record.key, record.error)
-        else:
-            record.state = "loaded"
+            return
+        record.state = "loaded"
+        record.registrations = self._context.registry.summary(record.key)
+        if not (
+            record.hooks
+            or record.registrations
+            or record.key in self._context.prompt_sections.plugins()
+        ):
+            message = (
+                "loaded but registered nothing (often an optional import inside it "
+                "failed, or it found no configuration)"
+            )
+            record.warnings.append(message)
+            log.warning("Plugin '%s' %s", record.key, message)
 
     def _directory_candidates(
         self, root: Path, source: str
@@ -232,29 +207,39 @@ class PythonSource:
         for child in sorted(root.iterdir()):
             if not child.is_dir() or child.name.startswith((".", "_")):
                 continue
-            if (child / "plugin.yaml").exists():
-                yield self._directory_candidate(child, child.name, source)
+            if _manifest_file(child):
+                yield self._directory_candidate(child, "", source)
                 continue
             for nested in sorted(child.iterdir()):  # one level of category nesting
-                if nested.is_dir() and (nested / "plugin.yaml").exists():
-                    yield self._directory_candidate(nested, f"{child.name}/{nested.name}", source)
+                if nested.is_dir() and _manifest_file(nested):
+                    yield self._directory_candidate(nested, child.name, source)
 
     def _directory_candidate(
-        self, path: Path, key: str, source: str
+        self, path: Path, category: str, source: str
     ) -> tuple[PluginRecord, Callable[[PluginRecord], None]]:
-        record = PluginRecord(key=key, source=source, path=str(path))
+        # hermes-agent's key: the manifest name at the top level, category/dir nested.
+        name = path.name
+        try:
+            declared = _read_manifest(_manifest_file(path) or path / "plugin.yaml").get("name")
+        except PluginLoadError:  # reported when it loads
+            declared = None
+        if isinstance(declared, str) and declared.strip():
+            name = declared.strip()
+        key = f"{category}/{path.name}" if category else name
+        record = PluginRecord(key=key, source=source, path=str(path), name=name)
         return record, self._load_directory
 
     def _load_directory(self, record: PluginRecord) -> None:
         assert record.path is not None
         path = Path(record.path)
-        manifest = _read_manifest(path / "plugin.yaml")
+        manifest_file = _manifest_file(path) or path / "plugin.yaml"
+        manifest = _read_manifest(manifest_file)
         record.version = _optional_str(manifest.get("version"))
         record.description = _optional_str(manifest.get("description"))
         requires = manifest.get("requires_plugins") or []
         if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
             raise PluginLoadError(
-                f"{path / 'plugin.yaml'}: 'requires_plugins' must be a list of plugin names",
+                f"{manifest_file}: 'requires_plugins' must be a list of plugin names",
                 plugin=record.key,
             )
         init = path / "__init__.py"
@@ -269,7 +254,10 @@ class PythonSource:
         if not callable(register):
             raise PluginLoadError(f"{init} defines no register(ctx) function", plugin=record.key)
         self._context.manager.set_requirements(record.key, requires)
-        register(PluginContext(self._context, record))
+        register(self._plugin_context(record, _manifest_of(record, manifest, source=record.source)))
+
+    def _plugin_context(self, record: PluginRecord, manifest: PluginManifest) -> PluginContext:
+        return PluginContext(self._context, record, manifest)
 
     def _entry_point_candidates(
         self,
@@ -281,6 +269,7 @@ class PythonSource:
                 dist = getattr(ep, "dist", None)
                 record = PluginRecord(
                     key=ep.name,
+                    name=ep.name,
                     source=f"entry-point:{group}",
                     path=ep.value,
                     distribution=dist.name if dist is not None else None,
@@ -297,14 +286,68 @@ class PythonSource:
                     c.name for c in self._context.manager.get_hookcallers(target) or ()
                 )
                 return
-            register = target if ep.attr else getattr(target, "register", None)
+            # hermes-agent calls the loaded object's ``register``; naming the function
+            # itself (``module:register``) is our extension.
+            register = getattr(target, "register", None)
+            if register is None and ep.attr and callable(target):
+                register = target
             if not callable(register):
                 raise PluginLoadError(
                     f"entry point {ep.value!r} exposes no register(ctx)", plugin=record.key
                 )
-            register(PluginContext(self._context, record))
+            manifest = PluginManifest(name=ep.name, source="entrypoint", path=ep.value, key=ep.name)
+            register(self._plugin_context(record, manifest))
 
         return load_entry_point
+
+
+def raise_site(exc: BaseException) -> str | None:
+    """``file:line`` where ``exc`` was raised (a syntax error's own position first)."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    # The innermost frame of the plugin's own code: import machinery and our loader
+    # say nothing about where the plugin went wrong.
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        name = frame.filename
+        if not (name.startswith(_MACHINERY) or any(p in name for p in _IMPORT_MACHINERY)):
+            return f"{name}:{frame.lineno}"
+    return None
+
+
+#: Frames that are never the plugin's: the frozen import system, importlib (and its
+#: backport), and this package.
+_MACHINERY = ("<frozen ", str(Path(__file__).resolve().parents[1]))
+_IMPORT_MACHINERY = (f"{os.sep}importlib{os.sep}", f"{os.sep}importlib_metadata{os.sep}")
+
+
+def _manifest_file(path: Path) -> Path | None:
+    """``plugin.yaml``, else ``plugin.yml``, when ``path`` has one."""
+    for name in ("plugin.yaml", "plugin.yml"):
+        if (path / name).exists():
+            return path / name
+    return None
+
+
+def _manifest_of(record: PluginRecord, data: dict[str, Any], *, source: str) -> PluginManifest:
+    """``ctx.manifest`` from a plugin.yaml mapping (hermes-agent's fields)."""
+
+    def listed(key: str) -> list[Any]:
+        value = data.get(key)
+        return list(value) if isinstance(value, list) else []
+
+    return PluginManifest(
+        name=record.name or record.key,
+        version=str(data.get("version", "")),
+        description=str(data.get("description", "") or ""),
+        author=str(data.get("author", "") or ""),
+        requires_env=listed("requires_env"),
+        provides_tools=listed("provides_tools"),
+        provides_hooks=listed("provides_hooks"),
+        source="user" if source == "directory" else source,
+        path=record.path,
+        kind=str(data.get("kind", "standalone") or "standalone"),
+        key=record.key,
+    )
 
 
 def _optional_str(value: Any) -> str | None:

@@ -24,7 +24,11 @@ def _plugin_lines(record: PluginRecord) -> list[str]:
         lines.append(f"      hooks: {', '.join(record.hooks)}")
     if record.error:
         lines.append(f"      {record.state}: {record.error}")
+    lines.extend(
+        f"      {kind}: {', '.join(names)}" for kind, names in record.registrations.items()
+    )
     lines.extend(f"      problem: {problem}" for problem in record.problems)
+    lines.extend(f"      warning: {warning}" for warning in record.warnings)
     return lines
 
 
@@ -54,6 +58,7 @@ def check_python_plugins(home: Path, records: list[PluginRecord]) -> list[Findin
                 Finding("ok", subject, f"loaded ({', '.join(record.hooks) or 'no hooks'})")
             )
         findings.extend(Finding("error", subject, problem) for problem in record.problems)
+        findings.extend(Finding("warn", subject, warning) for warning in record.warnings)
         if record.source in ("directory", "project") and record.path:
             path = Path(record.path)
             code = [path, path / "__init__.py", path / "plugin.yaml"]

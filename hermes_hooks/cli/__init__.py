@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import __version__
+from hermes_hooks._version import __version__
 from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
 if TYPE_CHECKING:

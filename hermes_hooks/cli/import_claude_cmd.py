@@ -2,9 +2,10 @@
 
 Reads the ``hooks`` blocks of Claude Code settings files (by default the user's
 ``~/.claude/settings.json`` and the current project's ``.claude/settings.json`` and
-``.claude/settings.local.json``) and turns every command handler into a ``hooks:``
-entry with ``dialect: claude-code``, under our event name (``PostToolUseFailure``
-keeps its own, since ``post_tool_call`` with this dialect means ``PostToolUse``).
+``.claude/settings.local.json``), plugin directories and marketplace checkouts, and
+turns every handler into a ``hooks:`` entry with ``dialect: claude-code``, under our
+event name (``PostToolUseFailure`` keeps its own, since ``post_tool_call`` with this
+dialect means ``PostToolUse``).
 
 Commands stay the same wherever they can run without a shell.  ``$CLAUDE_PROJECT_DIR``
 (and a plugin's ``${CLAUDE_PLUGIN_ROOT}``) becomes the directory it names when the
@@ -16,8 +17,8 @@ checks of ``list`` and ``doctor`` see a real file.
 Without ``--write`` the YAML is printed (with the report as comments); with it the
 entries are added to ``<home>/config.yaml`` (its content and comments kept, a backup
 beside it) and the wrappers are written.  Handlers Hermes cannot run (``http``,
-``prompt``, ``agent``, ``mcp_tool``, ``async``) and events it does not have are listed
-with the reason.  Nothing is approved: the output ends with the ``hermes-hooks
+``mcp_tool``, options it cannot honour) and events it does not have are listed with
+the reason.  Nothing is approved: the output ends with the ``hermes-hooks
 approve`` lines to run after reviewing each script.
 """
 
@@ -44,9 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "settings",
         nargs="*",
-        metavar="SETTINGS.json",
-        help="Claude Code settings files (default: ~/.claude/settings.json and the current "
-        "directory's .claude/settings.json and .claude/settings.local.json)",
+        metavar="SETTINGS.json|PLUGIN|MARKETPLACE",
+        help="Claude Code settings files, plugin directories (.claude-plugin/plugin.json) or "
+        "marketplace checkouts (.claude-plugin/marketplace.json); default: "
+        "~/.claude/settings.json and the current directory's .claude/settings.json and "
+        ".claude/settings.local.json",
     )
     parser.add_argument(
         "--write",
@@ -85,7 +88,7 @@ def render_yaml(result: Import) -> str:
 
 def report_lines(result: Import) -> list[str]:
     """What was not converted, notes per entry, wrappers, and how to approve."""
-    from hermes_hooks.adapters.shell.dialects.claude_import import approve_line
+    from hermes_hooks.adapters.shell.dialects.claude_import import approve_line, consent_key
 
     lines: list[str] = []
     for source in result.files:
@@ -105,7 +108,7 @@ def report_lines(result: Import) -> list[str]:
         lines.append("")
         lines.append("Notes:")
         for converted in noted:
-            lines.append(f"  {converted.origin} → {converted.key}: {converted.entry['command']}")
+            lines.append(f"  {converted.origin} → {converted.key}: {consent_key(converted.entry)}")
             lines += [f"    - {note}" for note in converted.notes]
     wrappers = [c.wrapper for c in new if c.wrapper is not None]
     if wrappers:
@@ -154,6 +157,9 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
 
     new = [c for c in result.entries if not c.present]
     for converted in new:
+        data = converted.entry.get("plugin_data")
+        if isinstance(data, str):  # Claude Code creates a plugin's data directory too
+            Path(data).mkdir(parents=True, exist_ok=True)
         wrapper = converted.wrapper
         if wrapper is not None and wrapper.state == "new":
             wrapper.path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,13 +192,13 @@ def run(args: argparse.Namespace) -> int:
     """Convert, then print the YAML or write it."""
     from hermes_hooks.adapters.shell.dialects.claude_import import (
         default_files,
-        describe_file,
+        describe_path,
         run_import,
     )
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.cli.config_edit import ConfigEditError
 
-    files = [describe_file(Path(p)) for p in args.settings] or default_files()
+    files = [f for p in args.settings for f in describe_path(Path(p))] or default_files()
     hooks = load_home(args, inspect=True)
     try:
         home, config = hooks.home, hooks.config

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 
 import pluggy
 
-from hermes_hooks import PROJECT_NAME
 from hermes_hooks._contract import DEFAULT_POLICY, POLICY, Kind, OptIn, Policy, Selection, ShellUse
+from hermes_hooks._version import PROJECT_NAME
 
 __all__ = ["PROJECT_NAME", "TELEMETRY_FIELD", "TELEMETRY_VERSION", "SpecInfo", "hookspec"]
 

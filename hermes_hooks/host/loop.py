@@ -34,6 +34,7 @@ import logging
 import time
 from typing import Any
 
+from hermes_hooks.adapters.shell.dialects.claude_input import TRANSCRIPTS
 from hermes_hooks.hookspecs import STREAMING_HOOKS
 from hermes_hooks.host.gateway import (
     GatewayBridge,
@@ -59,6 +60,7 @@ from hermes_hooks.host.state import SessionState, TurnState
 from hermes_hooks.host.timeline import Step, Timeline
 from hermes_hooks.host.tool_calls import ToolCalls
 from hermes_hooks.host.tools import RecordedToolRunner, ToolRunner
+from hermes_hooks.host.transcript import SessionTranscript
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -149,6 +151,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         self._resets = 0
         self._turns = 0
         unsubscribe = self.hooks.subscribe(timeline.listen)
+        # Claude Code hooks read the conversation from a transcript file.
+        transcript = SessionTranscript(lambda: self.session)
+        forget_transcript = TRANSCRIPTS.add(transcript.path)
         if self.surface == "gateway":
             self._bridge = GatewayBridge.create(self.hooks)
         try:
@@ -160,6 +165,8 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self._shutdown()
         finally:
             unsubscribe()
+            forget_transcript()
+            transcript.close()
         return timeline
 
     def finish(self, flush_timeout: float = 5.0) -> None:

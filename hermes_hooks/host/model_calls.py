@@ -13,6 +13,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hermes_hooks.host import middleware_steps
 from hermes_hooks.host.payloads import (
     assistant_message,
     builtin_classification,
@@ -21,6 +22,7 @@ from hermes_hooks.host.payloads import (
 )
 
 if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
     from hermes_hooks.host.recording import AssistantLine, Header
     from hermes_hooks.host.state import SessionState, TurnState
     from hermes_hooks.host.timeline import Step, Timeline
@@ -31,6 +33,7 @@ __all__ = ["ModelCalls", "ModelHost"]
 class ModelHost(Protocol):
     """What the model-call phase uses of the host."""
 
+    hooks: Hooks
     timeline: Timeline
     session: SessionState
     _stream: bool
@@ -79,6 +82,7 @@ class ModelCalls:
         }
         char_count = len(json.dumps(sent, ensure_ascii=False))
         group = f"model call {turn.api_calls} (iteration {turn.iteration})"
+        request, trace = middleware_steps.llm_request(self, request, group)
         self._fire(
             "pre_api_request",
             {
@@ -93,11 +97,12 @@ class ModelCalls:
                 "request_char_count": char_count,
                 "max_tokens": header.max_tokens,
                 "started_at": started,
-                "middleware_trace": [],
+                "middleware_trace": list(trace),
                 "request": request,
             },
             group=group,
         )
+        middleware_steps.llm_execution(self, request, answer, group)
         streaming = self._stream or answer.stream
         if streaming:
             self._stream_hooks(answer, turn, group)

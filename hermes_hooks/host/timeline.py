@@ -48,7 +48,8 @@ class CallbackRun:
 
 @dataclass
 class Step:
-    """One firing: a plugin hook (``system="plugin"``) or a gateway event."""
+    """One firing: a plugin hook (``system="plugin"``), a gateway event or a middleware
+    pass (``system="middleware"``)."""
 
     hook: str
     system: str = "plugin"
@@ -234,7 +235,7 @@ def _ms(value: float) -> str:
 
 
 def _step_lines(step: Step, indent: str) -> list[str]:
-    label = step.hook if step.system == "plugin" else f"[gateway] {step.hook}"
+    label = step.hook if step.system == "plugin" else f"[{step.system}] {step.hook}"
     head = f"{indent}{label}"
     if step.detail:
         head += f"  {step.detail}"

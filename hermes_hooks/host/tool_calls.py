@@ -13,9 +13,11 @@ import json
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hermes_hooks.host import middleware_steps
 from hermes_hooks.host.payloads import cap_output, terminal_result
 
 if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
     from hermes_hooks.host.recording import Header, ModelStep, ToolCall
     from hermes_hooks.host.state import SessionState, TurnState
     from hermes_hooks.host.timeline import Step, Timeline
@@ -27,6 +29,7 @@ __all__ = ["HostParts", "ToolCalls"]
 class HostParts(Protocol):
     """What the tool-call phase uses of the host."""
 
+    hooks: Hooks
     timeline: Timeline
     session: SessionState
     approve: str
@@ -94,13 +97,16 @@ class ToolCalls:
             "turn_id": turn.turn_id,
             "api_request_id": turn.api_request_id,
         }
+        requested, trace = middleware_steps.tool_request(
+            self, call.name, copy.deepcopy(call.arguments), ids, group
+        )
         decision, pre = self._fire(
             "pre_tool_call",
             {
                 "tool_name": call.name,
-                "args": copy.deepcopy(call.arguments),
+                "args": requested,
                 **ids,
-                "middleware_trace": [],
+                "middleware_trace": list(trace),
             },
             group=group,
         )
@@ -129,7 +135,7 @@ class ToolCalls:
                     "status": "blocked",
                     "error_type": "plugin_block",
                     "error_message": blocked,
-                    "middleware_trace": [],
+                    "middleware_trace": list(trace),
                 },
                 group=group,
             )
@@ -153,7 +159,7 @@ class ToolCalls:
         }
         self._fire(
             "post_tool_call",
-            {**copy.deepcopy(after), "middleware_trace": []},
+            {**copy.deepcopy(after), "middleware_trace": list(trace)},
             group=group,
             detail=f"({outcome.status}, {duration_ms} ms)",
         )
@@ -222,7 +228,9 @@ class ToolCalls:
                 group=group,
             )
         started = time.perf_counter()
-        outcome = self.runner.run(step, call, args)
+        outcome = middleware_steps.tool_execution(
+            self, call.name, args, lambda effective: self.runner.run(step, call, effective), group
+        )
         measured = int((time.perf_counter() - started) * 1000)
         for child in children:  # after every child finished (as_completed drained)
             self._fire(

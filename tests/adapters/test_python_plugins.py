@@ -113,25 +113,28 @@ def test_requires_plugins_moves_a_plugin_only_as_far_as_needed(home: Path, log_f
         ),
         ({"plugin.yaml": "name: [unclosed\n", "__init__.py": ""}, "not valid YAML"),
         (
-            {"plugin.yaml": "name: x\n"},
+            {"plugin.yaml": "name: broken\n"},
             "__init__.py is missing: a plugin directory needs __init__.py",
         ),
         (
-            {"plugin.yaml": "name: x\n", "__init__.py": "x = 1\n"},
+            {"plugin.yaml": "name: broken\n", "__init__.py": "x = 1\n"},
             "defines no register(ctx) function",
         ),
         (
-            {"plugin.yaml": "name: x\n", "__init__.py": "import no_such_module_zz\n"},
+            {"plugin.yaml": "name: broken\n", "__init__.py": "import no_such_module_zz\n"},
             "ModuleNotFoundError: No module named 'no_such_module_zz'",
         ),
         (
             {
-                "plugin.yaml": "name: x\n",
+                "plugin.yaml": "name: broken\n",
                 "__init__.py": "def register(ctx):\n    raise RuntimeError('kaput')\n",
             },
             "RuntimeError: kaput",
         ),
-        ({"plugin.yaml": "name: x\n", "__init__.py": "import sys\nsys.exit(4)\n"}, "SystemExit: 4"),
+        (
+            {"plugin.yaml": "name: broken\n", "__init__.py": "import sys\nsys.exit(4)\n"},
+            "SystemExit: 4",
+        ),
         (
             {"plugin.yaml": "requires_plugins: c\n", "__init__.py": "def register(ctx): pass\n"},
             "'requires_plugins' must be a list of plugin names",
@@ -210,14 +213,17 @@ ctx.register_hook("on_session_start", lambda **kw: _note("fine"))
     assert calls(log_file) == ["fine"]
     assert record.state == "loaded"
     assert record.hooks == ["on_session_start"]
-    assert record.problems[0] == (
-        "Plugin 'p' tried to register unknown hook 'on_sesion_start' — did you mean "
-        "'on_session_start'? Ignored."
-    )
-    assert "required parameter(s) flavour are not payload fields" in record.problems[1]
+    # An unknown name is kept inert with a warning, as hermes-agent keeps it.
+    assert record.warnings == [
+        "Plugin 'p' registered unknown hook 'on_sesion_start' — did you mean "
+        "'on_session_start'? Kept inert: it never fires."
+    ]
+    assert [h.hook for h in hooks.registry.inert_hooks] == ["on_sesion_start"]
+    assert len(record.problems) == 1
+    assert "required parameter(s) flavour are not payload fields" in record.problems[0]
     assert [
         r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
-    ] == record.problems
+    ] == record.warnings + record.problems
 
 
 def test_disabled_wins_and_enabled_limits(home: Path, log_file: Path) -> None:
@@ -335,6 +341,12 @@ def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) 
             "1.2.3",
             "loaded",
         ),
+        "ep-object": (
+            "entry-point:hermes_agent.plugins",
+            "hermes-hooks-testplugins",
+            "1.2.3",
+            "loaded",
+        ),
         "ep-broken": (
             "entry-point:hermes_agent.plugins",
             "hermes-hooks-testplugins",
@@ -365,7 +377,8 @@ def test_entry_points_of_a_real_installed_distribution(home: Path, caplog: Any) 
         parent_session_id=None,
         sender_id=None,
     )
-    assert context == "context from ep-register"
+    # ep-object (module:object) and ep-register (module) both answer, in key order.
+    assert context == "context from ep-object\n\ncontext from ep-register"
     hooks.close()
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks.adapters.shell.dialects import claude_tables
+from hermes_hooks.adapters.shell.dialects.claude_import import consent_key
 from hermes_hooks.synthetic import synthetic_payload
 from tests.shell.helpers import approve, write_config
 
@@ -45,4 +46,4 @@ def configure(home: Path, block: dict[str, Any], *, approved: bool = True, **top
     if approved:
         for key, entries in block.items():
             for entry in entries or []:
-                approve(home, our_event(key), entry["command"])
+                approve(home, our_event(key), consent_key(entry))

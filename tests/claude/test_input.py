@@ -98,7 +98,7 @@ def test_a_claude_project_dir_already_set_is_kept(
         ("web_search", {"query": "pluggy"}, "WebSearch", {"query": "pluggy"}),
         (
             "web_extract",
-            {"urls": ["https://a.example/", "https://b.example/"]},
+            {"urls": ["https://a.example/"]},
             "WebFetch",
             {"url": "https://a.example/"},
         ),
@@ -124,6 +124,19 @@ def test_the_tool_table_speaks_claude(
         for k, v in claude_input.items()
     }
     assert (document["tool_name"], document["tool_input"]) == (claude_tool, expected)
+
+
+def test_several_urls_are_one_webfetch_input_each(
+    claude: Callable[..., Hooks], recorder: str, record: Any
+) -> None:
+    # One web_extract call fetches every URL: the hook sees each one, never urls[0] only.
+    hooks = claude("PreToolUse", recorder, matcher="WebFetch")
+    urls = ["https://a.example/", {"url": "https://b.example/"}]
+    hooks.pre_tool_call(**payload("pre_tool_call", "web_extract", args={"urls": urls}))
+    assert [(d["tool_name"], d["tool_input"]) for d in record()] == [
+        ("WebFetch", {"url": "https://a.example/"}),
+        ("WebFetch", {"url": "https://b.example/"}),
+    ]
 
 
 def test_updated_input_comes_back_in_our_field_names() -> None:
@@ -267,7 +280,7 @@ def test_bad_tool_rows_warn_and_the_rest_apply() -> None:
         "hooks_claude_tools.Glob: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'",
         "hooks_claude_tools.LS: must be our tool name or {tool: ..., fields: {...}}; skipped",
         "hooks_claude_tools.Fetch.fields.url: 'bad name!' is not a field name (letters, "
-        "digits, '_', optionally ending in '[0]'); this rename is skipped",
+        "digits, '_', optionally ending in '[*]'); this rename is skipped",
     ]
     assert table.claude_name("search_files") == "Grep"
     assert table.claude_name("fetch") == "Fetch"

@@ -57,7 +57,8 @@ def test_without_r_strings_stay_json() -> None:
 def test_every_filter_the_corpus_uses_is_covered() -> None:
     used = {
         found
-        for script in sorted(CORPUS.iterdir())
+        for script in sorted(CORPUS.rglob("*"))
+        if script.is_file()
         for found in _JQ_CALL.findall(script.read_text(encoding="utf-8"))
     }
     assert used, "the corpus should use jq"

@@ -135,7 +135,17 @@ CASES: list[tuple[str, Any, str, int, Any, list[str]]] = [
         [],
     ),
     ("PreToolUse", "Checked 3 rules, all fine.\n", "", 0, ALLOW, []),
-    ("PreToolUse", "[1, 2]", "", 0, ALLOW, []),
+    (
+        "PreToolUse",
+        "[1, 2]",
+        "",
+        0,
+        ALLOW,
+        [
+            "shell hook hooks.PreToolUse[0] ({cmd}): stdout is a JSON array, not an object: "
+            "Claude Code reads it as plain text and ignores it; print only the JSON object"
+        ],
+    ),
     (
         "PreToolUse",
         '{"hookSpecificOutput": ',

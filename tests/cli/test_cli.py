@@ -36,7 +36,8 @@ def test_list_shows_directory_plugins_and_failures(home: Path, capsys: Any) -> N
     lines = out.splitlines()
     assert lines[0] == f"Hermes home: {home}"
     assert f"  ✗ bad  [directory]  {home / 'plugins' / 'bad'}" in lines
-    assert "      failed: ValueError: nope" in lines
+    bad_init = home / "plugins" / "bad" / "__init__.py"
+    assert f"      failed: ValueError: nope (raised at {bad_init}:2)" in lines
     assert f"  ✓ good  [directory]  {home / 'plugins' / 'good'}" in lines
     assert "      hooks: on_session_start" in lines
 
@@ -71,6 +72,10 @@ def test_list_json(home: Path, capsys: Any) -> None:
         "hooks": ["on_session_start"],
         "error": None,
         "problems": [],
+        "name": "good",
+        "location": None,
+        "warnings": [],
+        "registrations": {},
     }
 
 
@@ -78,7 +83,11 @@ def test_doctor_fails_on_a_broken_plugin(home: Path, capsys: Any) -> None:
     write_plugin(home / "plugins", "bad", "raise ImportError('missing dep')\n")
     code, out, _ = run(capsys, "--home", str(home), "doctor")
     assert code == 1
-    assert "✗ plugin bad: failed to load: ImportError: missing dep" in out.splitlines()
+    bad_init = home / "plugins" / "bad" / "__init__.py"
+    assert (
+        f"✗ plugin bad: failed to load: ImportError: missing dep (raised at {bad_init}:1)"
+        in out.splitlines()
+    )
     assert out.splitlines()[-1].startswith("problems found (")
 
 

@@ -33,7 +33,10 @@ from hermes_hooks._callback import Group
 from hermes_hooks.adapters import Unloaded
 from hermes_hooks.adapters.shell import consent, report
 from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
+from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
+from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
+from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.adapters.shell.pin import resolve
@@ -74,6 +77,7 @@ class ShellSource:
         self._approved_now: dict[tuple[str, str], consent.Approval] = {}
         self._manager = context.manager
         self._keys: set[_Key] = set()
+        self._llm, self._transcripts = host_capabilities(context.host)
 
     def records(self) -> list[ShellRecord]:
         """Every configured entry, in config order, with its state."""
@@ -86,6 +90,9 @@ class ShellSource:
     def load(self, config: dict[str, Any]) -> None:
         """Parse, apply consent, register."""
         self.parsed = parse_hooks(config, str(self.config_path))
+        if self.parsed.claude is not None:
+            self.parsed.claude.llm = self._llm
+            self.parsed.claude.transcripts = self._transcripts
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
@@ -101,6 +108,13 @@ class ShellSource:
                 self.entries.append(ShellRecord(entry, "duplicate", note=f"repeats {first.where}"))
                 continue
             seen[entry.key] = entry
+            refusal = self._refusal(entry)
+            if refusal is not None:
+                log.warning(
+                    "%s: %s (%s): %s", self.config_path, entry.where, entry.command, refusal
+                )
+                self.entries.append(ShellRecord(entry, "failed", note=refusal))
+                continue
             pair = (entry.event, entry.command)
             if pair not in decisions:
                 decisions[pair] = self._consent(entry)
@@ -112,11 +126,29 @@ class ShellSource:
                 self.entries.append(ShellRecord(entry, state, note=note))
                 continue
             self.entries.append(self._register(entry, how, held))
-        # Claude Code's SessionStart context reaches the model through pre_llm_call.
+        # Claude Code's SessionStart context, and what its background hooks say,
+        # reach the model through pre_llm_call.
         claude = self.parsed.claude
-        starts = [r for r in self.entries if r.hook and r.entry.event == "on_session_start"]
-        if claude is not None and any(r.entry.claude is not None for r in starts):
+        talkers = [
+            r
+            for r in self.entries
+            if r.hook
+            and r.entry.claude is not None
+            and (r.entry.event == "on_session_start" or r.entry.claude.options.background)
+        ]
+        if claude is not None and talkers:
             register_session_context(self._manager, self.owner, claude)
+
+    def _refusal(self, entry: ShellEntry) -> str | None:
+        """Why an entry cannot run at all here (a prompt or agent handler without the
+        host's model), or None."""
+        claude = entry.claude
+        if claude is None or claude.options.kind not in MODEL_KINDS or self._llm is not None:
+            return None
+        return (
+            f"a type: {claude.options.kind} handler is answered by the host's model, and "
+            "this host supplies none (load(..., host=HostCapabilities(hook_model=...))); refused"
+        )
 
     def _consent(self, entry: ShellEntry) -> tuple[str, str | None]:
         """("approved", how) or (the reason it is not).
@@ -222,12 +254,14 @@ class ShellSource:
         self._keys.clear()
 
     def close(self, timeout: float) -> None:
-        """End the processes of persistent entries within ``timeout`` seconds in total
-        (per-firing hooks run on the firing thread: nothing else runs in the background)."""
+        """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks,
+        and end the processes of persistent entries, within ``timeout`` in total."""
         deadline = time.monotonic() + timeout
         for record in self.entries:
             if record.hook is not None and record.hook.process is not None:
                 record.hook.close(max(0.0, deadline - time.monotonic()))
+        if not BACKGROUND.wait(max(0.0, deadline - time.monotonic())):
+            log.warning("%d background shell hook(s) still running at close", BACKGROUND.running)
 
     def section(self) -> Section:
         """This source's part of ``hermes-hooks list``: each entry with its settings,

@@ -9,8 +9,8 @@ Every rule of SH-04..SH-11 and D-64..D-68 lives here:
   (D-67); the trimmed, unexpanded string stays the consent key;
 * ``timeout`` is an integer in
   1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
-* ``persistent: true`` keeps the command running between firings (Hermes dialect only:
-  a Claude Code script expects a fresh process with its own environment per firing);
+* ``persistent: true`` keeps the command running between firings (a Hermes-dialect
+  key: a Claude Code script expects a fresh process with its own environment);
 * the entry's dialect (:mod:`hermes_hooks.adapters.shell.dialects`) reads its
   ``matcher``; ``dialect: claude-code`` (and Claude Code event names such as
   ``PreToolUse``) brings Claude Code's event names, matchers and tool table.
@@ -42,7 +42,12 @@ from hermes_hooks.adapters.shell.dialects.claude_tables import (
     read_dialect,
     tool_table,
 )
-from hermes_hooks.adapters.shell.entry import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellEntry
+from hermes_hooks.adapters.shell.entry import (
+    DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
+    EntryRefused,
+    ShellEntry,
+)
 from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = [
@@ -310,6 +315,11 @@ class _Reader:
         if dialect is None:
             return None
         command = raw.get("command")
+        model_kind = raw.get("type") if dialect == "claude-code" else None
+        if model_kind in ("prompt", "agent") and command is None:
+            # A prompt or agent handler has no command: its prompt is the consent key.
+            prompt = raw.get("prompt")
+            command = f"{model_kind}: {prompt.strip()}" if isinstance(prompt, str) else None
         if not isinstance(command, str) or not command.strip():
             self.warn(
                 event,
@@ -319,7 +329,7 @@ class _Reader:
             return None
         command = command.strip()
         try:
-            argv = split_command(command)
+            argv = [model_kind] if model_kind in ("prompt", "agent") else split_command(command)
         except ValueError as exc:
             self.warn(event, index, f"command {command!r} cannot be split ({exc}); skipped")
             return None
@@ -329,13 +339,13 @@ class _Reader:
         if "\0" in command:  # execve cannot pass it: every firing would fail to start
             self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
             return None
-        matcher, pattern, claude = DIALECTS[dialect].read_matcher(
-            event,
-            raw.get("matcher"),
-            declared,
-            lambda message: self.warn(event, index, message),
-            self.context,
-        )
+        try:
+            matcher, pattern, claude = DIALECTS[dialect].read_matcher(
+                event, raw, declared, lambda message: self.warn(event, index, message), self.context
+            )
+        except EntryRefused as exc:
+            self.warn(event, index, str(exc))
+            return None
         return ShellEntry(
             event=event,
             index=index,
@@ -349,7 +359,7 @@ class _Reader:
             claude=claude,
             declared=declared,
             rank=rank,
-            persistent=self.persistent(event, index, raw.get("persistent"), dialect),
+            persistent=self.persistent(event, index, raw.get("persistent")),
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
@@ -402,8 +412,9 @@ class _Reader:
             return MAX_TIMEOUT
         return seconds
 
-    def persistent(self, event: str, index: int, value: Any, dialect: str) -> bool:
-        """``persistent: true`` on a Hermes-dialect entry; anything else runs per firing."""
+    def persistent(self, event: str, index: int, value: Any) -> bool:
+        """``persistent: true`` (a Hermes-dialect key: the Claude Code dialect refuses
+        keys Claude Code does not have); anything else runs per firing."""
         if value is None or value is False:
             return False
         if value is not True:
@@ -412,14 +423,6 @@ class _Reader:
                 index,
                 f"persistent must be true or false, got {value!r}; the hook is started "
                 "for each firing. Fix: 'persistent: true'.",
-            )
-            return False
-        if dialect != "hermes":
-            self.warn(
-                event,
-                index,
-                f"persistent: true is ignored on a {dialect} entry (its scripts expect a "
-                "fresh process per firing); the hook is started for each firing",
             )
             return False
         return True

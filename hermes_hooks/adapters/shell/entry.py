@@ -8,15 +8,23 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from hermes_hooks.errors import ConfigError
+
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeSpec
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "ShellEntry"]
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "EntryRefused", "ShellEntry"]
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
 #: The longest timeout an entry may set (D-68).
 MAX_TIMEOUT = 300
+
+
+class EntryRefused(ConfigError, ValueError):
+    """A dialect refuses an entry it cannot honour; the message says why and the fix.
+    The config reader turns it into one warning naming the entry, so it never reaches
+    the host."""
 
 
 class EntryMatcher(NamedTuple):

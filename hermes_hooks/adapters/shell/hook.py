@@ -13,6 +13,7 @@ delivers.  It never raises into the host.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,7 @@ from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
 from hermes_hooks.adapters.shell.pin import resolve
-from hermes_hooks.adapters.shell.run import RunResult, run_command
+from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = ["ShellHook", "ShellRecord", "run_once"]
 
@@ -73,7 +74,13 @@ class ShellHook:
             argv, refused = self.check_resolution()
             if refused is not None:
                 return self.dialect.deliver(entry, payload, self._refused(refused))
-        return self.dialect.deliver(entry, payload, self.run(payload, argv))
+            if argv is not None and argv != entry.argv:
+                # Run exactly the files the approval pinned: nothing is looked up again
+                # between this check and the spawn.
+                entry = dataclasses.replace(entry, argv=argv)
+        if self.process is not None:  # persistent: the answer of its running process
+            return self.dialect.deliver(entry, payload, self.run(payload, entry.argv))
+        return self.dialect.fire(entry, payload)
 
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
         """(the argv to execute, None) while the command leads to the files its approval
@@ -128,13 +135,14 @@ class ShellHook:
         """Spawn the command (or ``argv``, its resolved form) on ``payload`` and interpret
         the result (no consent or matcher check: ``hermes-hooks test`` and ``doctor``
         call this directly)."""
-        entry, dialect = self.entry, self.dialect
-        stdin, env = dialect.stdin(entry, payload)
-        if self.process is not None:
-            result = self.process.request(stdin, argv or entry.argv)
-        else:
-            result = run_command(argv or entry.argv, stdin, entry.timeout, env=env)
-        return interpret(entry, result, dialect.read, payload)
+        entry = self.entry
+        if argv is not None and argv != entry.argv:
+            entry = dataclasses.replace(entry, argv=argv)
+        if self.process is not None:  # persistent (Hermes dialect): its running process
+            stdin, _ = self.dialect.stdin(entry, payload)
+            result = self.process.request(stdin, entry.argv)
+            return interpret(entry, result, self.dialect.read, payload)
+        return self.dialect.run(entry, payload)
 
     def close(self, timeout: float = 1.0) -> None:
         """End a persistent entry's process (nothing to do for a per-firing one)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from hermes_hooks._log import excerpt, warn_once
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.run import RunResult
+from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
 from hermes_hooks.hookspecs import CATALOGUE
 
 __all__ = [
@@ -37,7 +37,9 @@ __all__ = [
     "Outcome",
     "Reader",
     "Reading",
+    "decode_stdout",
     "interpret",
+    "trim",
 ]
 
 log = logging.getLogger("hermes_hooks.shell")
@@ -72,6 +74,33 @@ class Outcome:
 
     def __repr__(self) -> str:
         return f"Outcome({self.directive!r}, problem={self.problem!r})"
+
+
+#: What JavaScript's ``String.prototype.trim`` removes besides ``str.isspace`` characters:
+#: the byte-order mark.  Claude Code reads hook output after that trim, so a leading BOM
+#: (PowerShell and some Windows editors write one) never hides a JSON answer.
+_BOM = "\ufeff"
+
+
+def trim(text: str) -> str:
+    """``text`` without leading and trailing whitespace and byte-order marks."""
+    start, end = 0, len(text)
+    while start < end and (text[start].isspace() or text[start] == _BOM):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] == _BOM):
+        end -= 1
+    return text[start:end]
+
+
+def decode_stdout(result: RunResult) -> tuple[str | None, str | None]:
+    """(the hook's stdout as trimmed text, None), or (None, why it cannot be read):
+    cut at the capture cap, or not UTF-8.  Every dialect reads its answer from here."""
+    if result.stdout_truncated:
+        return None, f"stdout exceeded {STREAM_CAP} bytes"
+    try:
+        return trim(result.stdout.decode("utf-8")), None
+    except UnicodeDecodeError:
+        return None, "stdout is not UTF-8 text"
 
 
 def stderr_text(result: RunResult) -> str:

@@ -24,6 +24,7 @@ from hermes_hooks.adapters.shell.consent import (
     drift,
     reapprove_hint,
 )
+from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
 from hermes_hooks.report import Finding, Section
@@ -67,6 +68,15 @@ def describe_entry(entry: ShellEntry) -> str:
     parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
     if entry.claude is not None:
         parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
+        options = entry.claude.options
+        if options.kind != "command":
+            parts.append(f"type={options.kind}")
+        if options.background is not None:
+            parts.append("asyncRewake" if options.background == "rewake" else "async")
+        if options.condition is not None:
+            parts.append(f"if={options.condition.text!r}")
+        if options.plugin_root is not None:
+            parts.append(f"plugin={options.plugin_root}")
     parts.append(f"timeout={entry.timeout}s")
     if entry.fail_closed:
         parts.append("fail_closed")
@@ -138,9 +148,16 @@ def _mark(level: str, text: str) -> str:
     return f"{_LEVEL_MARKS[level]} {text}"
 
 
+def _model_handler(entry: ShellEntry) -> bool:
+    return entry.claude is not None and entry.claude.options.kind in MODEL_KINDS
+
+
 def program_problem(entry: ShellEntry) -> str | None:
     """Why ``entry`` cannot start, or None: the program must exist and be executable,
-    and the script it names (D-73) must be readable."""
+    and the script it names (D-73) must be readable.  A Claude Code prompt or agent
+    handler runs no program."""
+    if _model_handler(entry):
+        return None
     program = entry.argv[0]
     if os.sep in program or (os.altsep and os.altsep in program):
         if not os.path.isfile(program):
@@ -283,12 +300,15 @@ def check(source: LoadedShell) -> list[Finding]:
         if record.state == "duplicate":
             findings.append(Finding("warn", subject, f"ignored: {record.note}"))
             continue
+        if record.state == "failed" and record.hook is None:
+            findings.append(Finding("error", subject, f"not loaded: {record.note}"))
+            continue
         broken = program_problem(entry)
         if broken:
             findings.append(Finding("error", subject, broken))
-        else:
+        elif not _model_handler(entry):
             findings.append(Finding("ok", subject, "program found and executable"))
-        script = script_for_command(entry.command)
+        script = None if _model_handler(entry) else script_for_command(entry.command)
         if script is not None and script.exists():  # the script, and where it lives
             code = [script, script.parent]
             findings.extend(Finding("warn", subject, p) for p in loose_paths(code))

@@ -12,7 +12,7 @@ timeouts, the shared failure and fail-closed rules of
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from hermes_hooks.adapters.shell.dialects import claude_code, hermes
@@ -31,14 +31,15 @@ class Dialect(Protocol):
     def read_matcher(
         self,
         event: str,
-        value: Any,
+        raw: Mapping[str, Any],
         declared: str | None,
         warn: Callable[[str], None],
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
-        """Read the entry's ``matcher`` (``declared``: the event key as written when it
-        is not ours); problems go to ``warn``; ``tables`` gives the shared Claude Code
-        tables of this ``hooks:`` block."""
+        """Read the ``matcher`` (and the dialect's own options) of the entry ``raw``
+        (``declared``: the event key as written when it is not ours); problems go to
+        ``warn``; ``tables`` gives the shared Claude Code tables of this ``hooks:``
+        block.  Raises :class:`~.entry.EntryRefused` for an entry it cannot honour."""
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
         """Whether this firing reaches the script (a non-matching one is never spawned)."""
@@ -52,10 +53,18 @@ class Dialect(Protocol):
         """The directive in a finished run's exit code and stdout; failures are reported
         through ``reading`` (``warn`` / ``fail``)."""
 
+    def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
+        """Run the entry on one firing and interpret the answer (every run of it, when
+        the dialect shows one call to the script as several inputs)."""
+
     def deliver(
         self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
     ) -> Directive | None:
         """What the dispatcher receives for this firing."""
+
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """One firing that reaches the script: run it (or start it in the background,
+        for a hook that must not hold the call) and deliver its answer."""
 
 
 #: ``dialect:`` value -> its dialect.

@@ -5,16 +5,24 @@ ordinary shell hook (consent, timeouts, process groups, ``fail_closed``).  The t
 (events, tools, matchers) are :mod:`.claude_tables`; this module is the dialect:
 
 * **When it fires**: Claude's matcher on Claude's name of the tool (or the session
-  source, the end reason, the agent type), and ``PostToolUse`` vs
-  ``PostToolUseFailure`` by the call's status.
-* **Input** (:func:`input_document`): the stdin JSON Claude Code sends, plus
-  ``CLAUDE_PROJECT_DIR`` in the environment.
-* **Output** (:func:`read`): exit 0 is JSON when the first non-blank character is ``{``,
-  otherwise plain text (context on UserPromptSubmit and SessionStart); exit 2 blocks
-  where Claude blocks, stderr the reason, stdout ignored; any other exit is a warning
-  with no effect (``fail_closed`` blocks, as for every shell hook).
-* **Delivery** (:meth:`ClaudeCodeDialect.deliver`): SessionStart context waits for the
-  session's first ``pre_llm_call`` (:class:`~.claude_tables.SessionContexts`).
+  source, the end reason, the agent type), ``PostToolUse`` vs ``PostToolUseFailure``
+  by the call's status, and the handler's ``if:`` rule on each Claude input.
+* **Input** (:mod:`.claude_input`): the stdin JSON Claude Code sends and its
+  environment.  A call that is several Claude inputs (several URLs, a batch, a
+  multi-file patch) runs the hook once per input; any block blocks the call
+  (:mod:`.claude_tools`).
+* **Output** (:func:`read`): exit 0 is JSON when the first character after trimming
+  whitespace and a byte-order mark is ``{``, otherwise plain text (context on
+  UserPromptSubmit and SessionStart; elsewhere ignored, with a warning when it hides
+  a JSON answer); exit 2 blocks where Claude blocks, stderr the reason, stdout
+  ignored; any other exit is a warning with no effect (``fail_closed`` blocks).
+* **Handlers**: ``type: prompt``/``agent`` are answered by the host's model
+  (:mod:`.claude_model`); ``async``/``asyncRewake`` run in the background
+  (:mod:`.claude_async`).
+* **Delivery** (:meth:`ClaudeCodeDialect.deliver`): SessionStart context, and what a
+  background hook says, wait for the session's next ``pre_llm_call``
+  (:class:`~.claude_tables.SessionContexts`); the variables a SessionStart hook wrote
+  to ``CLAUDE_ENV_FILE`` are its answer.
 
 What Hermes cannot honour (a ``PostToolUse`` ``decision: block``, a prompt rejected by
 ``UserPromptSubmit``) is never dropped silently: it logs one WARNING per hook and shows
@@ -32,27 +40,38 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._callback import Group
 from hermes_hooks._log import warn_once
 from hermes_hooks._select import directive_word, first_text
+from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
+from hermes_hooks.adapters.shell.dialects.claude_input import (
+    environment,
+    input_document,
+    new_env_file,
+    read_env_file,
+)
+from hermes_hooks.adapters.shell.dialects.claude_model import model_prompt, model_result
+from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS, REWAKE
 from hermes_hooks.adapters.shell.dialects.claude_tables import (
     DIALECT as DIALECT_NAME,
 )
 from hermes_hooks.adapters.shell.dialects.claude_tables import (
-    PERMISSION_MODE,
     ClaudeContext,
     ClaudeSpec,
     read_spec,
     text_or,
 )
+from hermes_hooks.adapters.shell.dialects.claude_tools import Inputs
 from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
 from hermes_hooks.adapters.shell.output import (
     DEFAULT_BLOCK_MESSAGE,
     Directive,
     Outcome,
     Reading,
+    decode_stdout,
     exit_reason,
+    stderr_text,
 )
 from hermes_hooks.adapters.shell.output import interpret as interpret_with
-from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
-from hermes_hooks.envelope import dumps, jsonable
+from hermes_hooks.adapters.shell.run import RunResult, run_command
+from hermes_hooks.envelope import dumps
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
@@ -118,16 +137,10 @@ def read(reading: Reading) -> Directive | None:
     if code != 0:
         reading.fail(exit_reason(result))  # Claude Code: a non-blocking error; stdout unread
         return None
-    try:
-        text = "" if result.stdout_truncated else result.stdout.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        text = None
-    if text is None or result.stdout_truncated:
+    text, problem = decode_stdout(result)
+    if text is None:
         reading.unparseable = True
-        problem = "stdout is not UTF-8 text"
-        if result.stdout_truncated:
-            problem = f"stdout exceeded {STREAM_CAP} bytes"
-        reading.fail(problem)
+        reading.fail(problem or "stdout cannot be read")
         return None
     if not text:
         return None
@@ -168,11 +181,39 @@ def _exit_two(reading: Reading) -> dict[str, Any] | None:
     return None
 
 
+def _hidden_answer(text: str) -> str | None:
+    """Why plain ``text`` looks like a JSON answer Claude Code would not read, if it
+    does: a JSON array, or other output before a JSON object."""
+    if text.startswith("["):
+        return "stdout is a JSON array, not an object"
+    start = text.find("\n{")
+    while start >= 0:
+        try:
+            doc, _ = json.JSONDecoder().raw_decode(text[start + 1 :])
+        except ValueError:
+            doc = None
+        if isinstance(doc, dict):
+            return "stdout has other output before its JSON object"
+        start = text.find("\n{", start + 1)
+    return None
+
+
 def _plain_text(reading: Reading, text: str) -> dict[str, Any] | None:
-    """Exit 0 with stdout that is not JSON: context where Claude adds it, else nothing."""
+    """Exit 0 with stdout that does not start with ``{``: Claude Code reads it as plain
+    text, context where it adds some, else nothing (verbose mode only).  Where it is
+    ignored but looks like a JSON answer (an array, log lines before the object), a
+    decision is lost exactly as in Claude Code, so that is a failure: warned, and a
+    ``fail_closed`` gate blocks."""
     if reading.entry.event in ("pre_llm_call", "on_session_start"):
         return {"context": text}
-    return None  # Claude Code shows it in verbose mode only
+    hidden = _hidden_answer(text)
+    if hidden is not None:
+        reading.unparseable = True
+        reading.fail(
+            f"{hidden}: Claude Code reads it as plain text and ignores it; print only the "
+            "JSON object"
+        )
+    return None
 
 
 def _from_json(reading: Reading, doc: dict[str, Any]) -> dict[str, Any] | None:
@@ -239,82 +280,7 @@ def _tool_decision(
     return None  # allow, defer, the deprecated approve, or no decision
 
 
-# -- input ----------------------------------------------------------------------------------
-
-
-def _tool_response(result: Any) -> Any:
-    """Our ``result`` (usually JSON text) as Claude's ``tool_response``: the decoded
-    object when it is JSON, else the text."""
-    if isinstance(result, str):
-        try:
-            decoded = json.loads(result)
-        except ValueError:
-            return result
-        if isinstance(decoded, (dict, list)):
-            return decoded
-    return jsonable(result)
-
-
-def input_document(spec: ClaudeSpec, payload: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-    """The JSON a Claude Code hook of ``spec`` reads on stdin for this firing."""
-    name = spec.event.name
-    session = payload.get("session_id")
-    if not isinstance(session, str):
-        session = payload.get("parent_session_id")
-    doc: dict[str, Any] = {"session_id": session if isinstance(session, str) else ""}
-    transcript = payload.get("transcript_path")
-    if isinstance(transcript, str):
-        doc["transcript_path"] = transcript
-    doc["cwd"] = cwd
-    doc["permission_mode"] = PERMISSION_MODE
-    doc["hook_event_name"] = name
-    if spec.event.subject == "tool":
-        tools = spec.context.tools
-        tool = payload.get("tool_name")
-        args = payload.get("args")
-        our_tool = tool if isinstance(tool, str) else ""
-        doc["tool_name"] = tools.claude_name(our_tool)
-        if not isinstance(args, Mapping):
-            args = {}
-        doc["tool_input"] = tools.to_claude(our_tool, args, cwd)
-        if name == "PostToolUse":
-            doc["tool_response"] = _tool_response(payload.get("result"))
-        doc["tool_use_id"] = text_or(payload.get("tool_call_id"), "")
-        if name == "PostToolUseFailure":
-            doc["error"] = text_or(payload.get("error_message"), "")
-            doc["is_interrupt"] = False
-    elif name == "UserPromptSubmit":
-        doc["prompt"] = text_or(payload.get("user_message"), "")
-    elif name == "Stop":
-        attempt = payload.get("attempt")
-        # D-35: attempt counts the nudges already applied in this turn.
-        doc["stop_hook_active"] = isinstance(attempt, int) and attempt > 0
-        doc["last_assistant_message"] = text_or(payload.get("final_response"), "")
-    elif name == "SubagentStop":
-        doc["stop_hook_active"] = False
-        doc["agent_id"] = text_or(payload.get("child_session_id"), "")
-        doc["agent_type"] = spec.subject(payload)
-        doc["last_assistant_message"] = text_or(payload.get("child_summary"), "")
-    elif name == "SubagentStart":
-        agent = payload.get("child_subagent_id")
-        doc["agent_id"] = text_or(agent, text_or(payload.get("child_session_id"), ""))
-        doc["agent_type"] = spec.subject(payload)
-    elif name == "SessionStart":
-        doc["source"] = spec.subject(payload)
-        doc["model"] = text_or(payload.get("model"), "")
-    elif name == "SessionEnd":
-        doc["reason"] = spec.subject(payload)
-    return doc
-
-
-def _environment(cwd: str) -> dict[str, str] | None:
-    """The hook's environment: ours, plus ``CLAUDE_PROJECT_DIR`` (kept if already set)."""
-    if "CLAUDE_PROJECT_DIR" in os.environ or not cwd:
-        return None
-    return {**os.environ, "CLAUDE_PROJECT_DIR": cwd}
-
-
-# -- the dialect ----------------------------------------------------------------------------
+# -- running ----------------------------------------------------------------------------
 
 
 def _cwd() -> str:
@@ -322,6 +288,189 @@ def _cwd() -> str:
         return os.getcwd()
     except OSError:
         return ""
+
+
+def _inputs(spec: ClaudeSpec, payload: Mapping[str, Any], cwd: str) -> Inputs:
+    """The Claude inputs this firing shows the hook (one off tool events)."""
+    if spec.event.subject != "tool":
+        return Inputs([{}])
+    tool = payload.get("tool_name")
+    args = payload.get("args")
+    return spec.context.tools.inputs(
+        tool if isinstance(tool, str) else "", args if isinstance(args, Mapping) else {}, cwd
+    )
+
+
+def _selected(
+    spec: ClaudeSpec, items: list[dict[str, Any]], payload: Mapping[str, Any], cwd: str
+) -> list[dict[str, Any]]:
+    """The inputs the handler's ``if:`` rule lets through (all without one)."""
+    rule = spec.options.condition
+    if rule is None or spec.event.subject != "tool":
+        return items
+    tool = payload.get("tool_name")
+    name = spec.context.tools.claude_name(tool if isinstance(tool, str) else "")
+    return [item for item in items if rule.matches(name, item, cwd)]
+
+
+def _session(payload: Mapping[str, Any]) -> str:
+    return text_or(payload.get("session_id"), text_or(payload.get("parent_session_id"), ""))
+
+
+def _execute(
+    entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str
+) -> tuple[RunResult, dict[str, str]]:
+    """One run of the handler on one Claude input: (the result, the variables it wrote
+    to ``CLAUDE_ENV_FILE``, which are then exported to the session's later hooks)."""
+    spec = entry.claude
+    assert spec is not None
+    tool_input = item if spec.event.subject == "tool" else None
+    document = input_document(spec, payload, cwd, tool_input)
+    options = spec.options
+    if options.kind in MODEL_KINDS:
+        llm = spec.context.llm
+        if llm is None:  # refused at load; kept safe if the host's model went away
+            return RunResult(error=f"{options.kind} handler needs the host's model"), {}
+        prompt = model_prompt(options.prompt or "", document)
+        result = model_result(
+            llm,
+            spec.event.name,
+            prompt,
+            model=options.model,
+            timeout=float(entry.timeout),
+            agent=options.kind == "agent",
+        )
+        return result, {}
+    env_file = new_env_file() if spec.event.name == "SessionStart" else None
+    env = environment(spec, payload, cwd, env_file)
+    result = run_command(entry.argv, dumps(document), entry.timeout, env=env)
+    if env_file is None:
+        return result, {}
+    values, skipped = read_env_file(env_file, env if env is not None else dict(os.environ))
+    for line in skipped:
+        warn_once(
+            log,
+            ("claude-env-file", entry.where, entry.command, line),
+            "shell hook %s (%s): CLAUDE_ENV_FILE line %r is not 'export NAME=value'; ignored",
+            entry.where,
+            entry.command,
+            line,
+        )
+    if values:
+        spec.context.environments.update(_session(payload), values)
+    return result, values
+
+
+def _run_one(entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str) -> Outcome:
+    """One run of the handler on one Claude input, interpreted."""
+    result, values = _execute(entry, payload, item, cwd)
+    outcome = interpret(entry, result, payload)
+    if values:  # SessionStart: the exported variables are the hook's answer too
+        outcome.directive = {**(outcome.directive or {}), "env": values}
+    return outcome
+
+
+def _combine(entry: ShellEntry, outcomes: list[Outcome]) -> Outcome:
+    """One outcome for a call shown as several inputs: a block from any wins; an ask
+    from any asks; a rewrite cannot be mapped back onto the whole call (warned)."""
+    if len(outcomes) == 1:
+        return outcomes[0]
+    problem = next((o.problem for o in outcomes if o.problem), None)
+    for outcome in outcomes:
+        directive = outcome.directive
+        if directive is not None and directive.get("action") == "block":
+            return outcome
+    for outcome in outcomes:
+        directive = outcome.directive
+        if directive is not None and directive.get("action") == "approve":
+            return outcome
+    if any(o.directive and o.directive.get("action") == "modify" for o in outcomes):
+        warn_once(
+            log,
+            ("claude-unhonoured", entry.where, entry.command, "updatedInput-many"),
+            "shell hook %s (%s): updatedInput is not honoured on a call shown as %d inputs "
+            "(it rewrites one of them); ignored",
+            entry.where,
+            entry.command,
+            len(outcomes),
+        )
+    last = outcomes[-1]
+    return Outcome(last.result, None, problem, any(o.unparseable for o in outcomes))
+
+
+def _partial(entry: ShellEntry, inputs: Inputs) -> Outcome | None:
+    """A call the inputs do not show whole: a ``fail_closed`` gate blocks it; any other
+    hook is warned (once) and sees what can be shown."""
+    why = inputs.why or "it cannot be shown as Claude Code inputs"
+    closed = entry.fail_closed and entry.event == "pre_tool_call"
+    warn_once(
+        log,
+        ("claude-partial", entry.where, entry.command, why, closed),
+        "shell hook %s (%s): the call cannot be shown whole (%s); %s",
+        entry.where,
+        entry.command,
+        why,
+        "blocked (fail_closed)" if closed else "the hook sees part of it",
+    )
+    if not closed:
+        return None
+    message = f"hook {entry.command} failed closed: the call cannot be shown whole ({why})"
+    return Outcome(RunResult(returncode=0), {"action": "block", "message": message}, why)
+
+
+def _background(entry: ShellEntry, payload: dict[str, Any]) -> None:
+    """An async hook's runs, off the firing thread.  Nothing it answers decides the
+    call; what it says goes to the session's next turn: an ``asyncRewake`` hook's
+    stderr (stdout when empty) on exit 2, an async hook's ``systemMessage`` and
+    ``additionalContext`` on exit 0.  A failed run is warned about once."""
+    spec = entry.claude
+    assert spec is not None
+    cwd = _cwd()
+    inputs = _inputs(spec, payload, cwd)
+    if not inputs.whole:
+        _partial(entry, inputs)  # async hooks cannot be fail_closed: this only warns
+    for item in _selected(spec, inputs.items, payload, cwd):
+        result, _ = _execute(entry, payload, item, cwd)
+        text = ""
+        if spec.options.background == REWAKE and result.returncode == 2:
+            text = stderr_text(result) or (decode_stdout(result)[0] or "")
+        elif result.returncode == 0:
+            text = _async_message(result)
+        elif result.returncode != 2:
+            reason = result.error or (
+                f"timed out after {entry.timeout}s" if result.timed_out else exit_reason(result)
+            )
+            warn_once(
+                log,
+                ("claude-async", entry.where, entry.command, reason),
+                "async shell hook %s (%s): %s",
+                entry.where,
+                entry.command,
+                reason,
+            )
+        if text.strip():
+            spec.context.sessions.put(_session(payload), text)
+            log.info("async shell hook %s (%s) says: %s", entry.where, entry.command, text)
+
+
+def _async_message(result: RunResult) -> str:
+    """The ``systemMessage`` and ``additionalContext`` of a finished async hook."""
+    text, _ = decode_stdout(result)
+    if not text or not text.startswith("{"):
+        return ""
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return ""
+    if not isinstance(doc, dict):
+        return ""
+    specific = doc.get("hookSpecificOutput")
+    context = specific.get("additionalContext") if isinstance(specific, dict) else None
+    parts = [p for p in (first_text(doc.get("systemMessage")), first_text(context)) if p]
+    return "\n\n".join(parts)
+
+
+# -- the dialect ----------------------------------------------------------------------------
 
 
 class ClaudeCodeDialect:
@@ -332,44 +481,88 @@ class ClaudeCodeDialect:
     def read_matcher(
         self,
         event: str,
-        value: Any,
+        raw: Mapping[str, Any],
         declared: str | None,
         warn: Callable[[str], None],
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
-        """Claude's matcher rules and the entry's Claude event (:func:`read_spec`)."""
-        text, spec = read_spec(event, value, declared, tables(), warn)
+        """Claude's matcher rules, the entry's Claude event and handler options
+        (:func:`read_spec`)."""
+        text, spec = read_spec(event, raw, declared, tables(), warn)
         return EntryMatcher(text, None, spec)
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
-        """Whether Claude Code would run the hook for this firing."""
-        assert entry.claude is not None
-        return entry.claude.fires(payload)
+        """Whether Claude Code would run the hook for this firing: its matcher, and its
+        ``if:`` rule on at least one of the call's inputs."""
+        spec = entry.claude
+        assert spec is not None
+        if not spec.fires(payload):
+            return False
+        if spec.options.condition is None:
+            return True
+        cwd = _cwd()
+        return bool(_selected(spec, _inputs(spec, payload, cwd).items, payload, cwd))
 
     def stdin(
         self, entry: ShellEntry, payload: dict[str, Any]
     ) -> tuple[bytes, dict[str, str] | None]:
-        """Claude Code's stdin document, and ``CLAUDE_PROJECT_DIR`` in the environment."""
+        """Claude Code's stdin document for the call's first input, and the environment."""
         assert entry.claude is not None
         cwd = _cwd()
-        return dumps(input_document(entry.claude, payload, cwd)), _environment(cwd)
+        document = input_document(entry.claude, payload, cwd)
+        return dumps(document), environment(entry.claude, payload, cwd)
 
     def read(self, reading: Reading) -> Directive | None:
         """See :func:`read`."""
         return read(reading)
 
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """Run and deliver; an ``async`` or ``asyncRewake`` hook starts in the
+        background instead and the firing returns nothing at once."""
+        spec = entry.claude
+        assert spec is not None
+        if spec.options.background is None:
+            return self.deliver(entry, payload, self.run(entry, payload))
+        BACKGROUND.start(lambda: _background(entry, payload), entry.where)
+        return None
+
+    def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
+        """Run the handler in line, once per Claude input of the call (those its
+        ``if:`` lets through); any block blocks the call.  ``hermes-hooks test`` and
+        ``doctor`` call this directly, so they see an async hook's answer too."""
+        spec = entry.claude
+        assert spec is not None
+        cwd = _cwd()
+        inputs = _inputs(spec, payload, cwd)
+        if not inputs.whole:
+            refused = _partial(entry, inputs)
+            if refused is not None:
+                return refused
+        items = _selected(spec, inputs.items, payload, cwd)
+        outcomes: list[Outcome] = []
+        for item in items:
+            outcome = _run_one(entry, payload, item, cwd)
+            outcomes.append(outcome)
+            if outcome.directive is not None and outcome.directive.get("action") == "block":
+                break  # any block blocks the whole call
+        if not outcomes:
+            return Outcome(RunResult(returncode=0), None, None)
+        return _combine(entry, outcomes)
+
     def deliver(
         self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
     ) -> Directive | None:
         """What the dispatcher receives for this firing.  SessionStart context waits for
-        the session's first ``pre_llm_call`` instead (:class:`SessionContexts`)."""
+        the session's first ``pre_llm_call`` instead (:class:`SessionContexts`); the
+        variables the hook wrote to ``CLAUDE_ENV_FILE`` are its answer (``env``)."""
         directive = outcome.directive
         if entry.event == "on_session_start" and entry.claude is not None:
-            text = str(directive["context"]) if directive is not None else ""
+            context = directive.get("context") if directive is not None else None
+            text = str(context) if context is not None else ""
             if text.strip():  # D-32: blank context counts for nothing
-                session = payload.get("session_id")
-                entry.claude.context.sessions.put(text_or(session, ""), text)
-            return None
+                entry.claude.context.sessions.put(_session(payload), text)
+            env = directive.get("env") if directive is not None else None
+            return {"env": env} if env else None
         return directive
 
 

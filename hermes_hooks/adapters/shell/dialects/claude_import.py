@@ -1,9 +1,13 @@
 """Claude Code settings files converted into ``dialect: claude-code`` entries.
 
 The converter behind ``hermes-hooks import-claude``: it reads the ``hooks`` blocks of
-Claude Code settings files and turns every command handler into one of our ``hooks:``
-entries, under our event name (``PostToolUseFailure`` keeps its own, since
-``post_tool_call`` with this dialect means ``PostToolUse``).
+Claude Code settings files, plugin directories (``.claude-plugin/plugin.json`` with
+``hooks/hooks.json``) and marketplace checkouts (``.claude-plugin/marketplace.json``
+listing several plugins), and turns every handler into one of our ``hooks:`` entries,
+under our event name (``PostToolUseFailure`` keeps its own, since ``post_tool_call``
+with this dialect means ``PostToolUse``).  Handler options are carried over
+(``async``, ``asyncRewake``, ``if``, ``type: prompt``/``agent``); a plugin's hooks
+get ``plugin_root`` so they see ``CLAUDE_PLUGIN_ROOT`` as in Claude Code.
 
 Commands stay the same wherever they can run without a shell.  ``$CLAUDE_PROJECT_DIR``
 (and a plugin's ``${CLAUDE_PLUGIN_ROOT}``) becomes the directory it names when the
@@ -26,6 +30,8 @@ from typing import Any
 
 from hermes_hooks.adapters.shell.config import parse_hooks
 from hermes_hooks.adapters.shell.consent import approve_hint
+from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
+from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
 from hermes_hooks.adapters.shell.dialects.claude_tables import (
     DIALECT,
     UNMAPPED_EVENTS,
@@ -38,8 +44,8 @@ from hermes_hooks.adapters.shell.dialects.claude_tables import (
 )
 
 __all__ = [
-    "ASYNC_REASON",
     "EVENT_NOTES",
+    "MODEL_NOTE",
     "UNSUPPORTED_TYPES",
     "Converted",
     "Import",
@@ -47,10 +53,12 @@ __all__ = [
     "Skipped",
     "Wrapper",
     "approve_line",
+    "consent_key",
     "convert_command",
     "convert_file",
     "default_files",
     "describe_file",
+    "describe_path",
     "read_settings",
     "run_import",
 ]
@@ -61,16 +69,26 @@ UNSUPPORTED_TYPES = {
         "it POSTs the event to a URL and reads a decision back; Hermes' outbound webhooks "
         "deliver events but never decide"
     ),
-    "prompt": "a Claude model decides; Hermes has no model-evaluated hooks",
-    "agent": "a subagent with tools decides; Hermes has no agent-evaluated hooks",
     "mcp_tool": "it calls an MCP tool; Hermes hooks cannot call MCP tools",
 }
-ASYNC_REASON = (
-    "async: Claude Code runs it in the background and hands its output to the next turn; "
-    "Hermes shell hooks run in line, so a converted hook would hold the agent until it ends"
-)
+MODEL_NOTE = "answered by the host's model: refused at load when the host supplies none"
 #: Handler fields this command reads or may ignore without a note.
-_KNOWN_FIELDS = frozenset({"type", "command", "timeout", "async", "statusMessage"})
+_KNOWN_FIELDS = frozenset(
+    {
+        "type",
+        "command",
+        "args",
+        "timeout",
+        "async",
+        "asyncRewake",
+        "if",
+        "statusMessage",
+        "shell",
+        "prompt",
+        "model",
+        "once",
+    }
+)
 #: What a converted hook of each Claude event cannot do here (see the porting guide).
 EVENT_NOTES = {
     "UserPromptSubmit": (
@@ -107,6 +125,8 @@ class SettingsFile:
     project_dir: Path | None = None  # what $CLAUDE_PROJECT_DIR means for it, if known
     plugin_root: Path | None = None  # what ${CLAUDE_PLUGIN_ROOT} means, for a plugin
     status: str = "read"  # "read", "not found", or the error
+    plugin: str | None = None  # the plugin's name, for a plugin's hooks
+    inline: dict[str, Any] | None = None  # hooks given inline in plugin.json
 
     @property
     def failed(self) -> bool:
@@ -170,9 +190,16 @@ class Import:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+def consent_key(entry: dict[str, Any]) -> str:
+    """What consent is keyed by for a converted entry: its command, or for a prompt or
+    agent handler ``"<type>: <prompt>"`` (as the config reader keys it)."""
+    command = entry.get("command")
+    return command if isinstance(command, str) else f"{entry['type']}: {entry['prompt']}"
+
+
 def approve_line(converted: Converted) -> str:
     """The command that approves ``converted`` (after its script was reviewed)."""
-    return approve_hint(converted.event, converted.entry["command"])
+    return approve_hint(converted.event, consent_key(converted.entry))
 
 
 # -- settings files -----------------------------------------------------------------------
@@ -203,11 +230,117 @@ def describe_file(path: Path) -> SettingsFile:
         found.project_dir = path.parent.parent
     elif path.name == "hooks.json" and path.parent.name == "hooks":
         found.plugin_root = path.parent.parent
+        found.plugin = found.plugin_root.name
     return found
+
+
+def _json_object(path: Path) -> tuple[dict[str, Any] | None, str]:
+    """(the JSON object in ``path``, "read") or (None, why not)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        return None, "not found"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    except ValueError as exc:
+        return None, f"is not valid JSON ({exc})"
+    if not isinstance(document, dict):
+        return None, f"must be a JSON object, got {type(document).__name__}"
+    return document, "read"
+
+
+def _plugin_files(root: Path) -> list[SettingsFile]:
+    """The hooks files of the plugin at ``root``: ``hooks/hooks.json`` and whatever the
+    manifest's ``hooks`` field adds (paths, or the hooks themselves)."""
+    manifest, status = _json_object(root / ".claude-plugin" / "plugin.json")
+    name = root.name
+    files: list[SettingsFile] = []
+    if manifest is None:
+        bad = SettingsFile(root / ".claude-plugin" / "plugin.json", True, status=status)
+        return [bad]
+    if isinstance(manifest.get("name"), str) and manifest["name"].strip():
+        name = manifest["name"].strip()
+    default = root / "hooks" / "hooks.json"
+    if default.is_file():
+        files.append(SettingsFile(default, True, plugin_root=root, plugin=name))
+    extra = manifest.get("hooks")
+    for item in extra if isinstance(extra, list) else [extra] if extra is not None else []:
+        if isinstance(item, str):
+            path = (root / item).resolve()
+            if path != default.resolve():
+                files.append(SettingsFile(path, True, plugin_root=root, plugin=name))
+        elif isinstance(item, dict):
+            inline = SettingsFile(root / ".claude-plugin" / "plugin.json", True, plugin_root=root)
+            inline.plugin, inline.inline = name, {"hooks": item.get("hooks", item)}
+            files.append(inline)
+    return files
+
+
+def _marketplace_files(root: Path) -> list[SettingsFile]:
+    """The hooks files of every plugin a marketplace checkout lists with a local source."""
+    path = root / ".claude-plugin" / "marketplace.json"
+    catalogue, status = _json_object(path)
+    if catalogue is None:
+        return [SettingsFile(path, True, status=status)]
+    metadata = catalogue.get("metadata")
+    base = root
+    if isinstance(metadata, dict) and isinstance(metadata.get("pluginRoot"), str):
+        base = root / metadata["pluginRoot"]
+    files: list[SettingsFile] = []
+    plugins = catalogue.get("plugins")
+    for index, plugin in enumerate(plugins if isinstance(plugins, list) else []):
+        source = plugin.get("source") if isinstance(plugin, dict) else None
+        where = f"{path}: plugins[{index}]"
+        if not isinstance(source, str):
+            skipped = SettingsFile(Path(where), True)
+            skipped.status = (
+                "has a remote source: clone it and name its directory to import its hooks"
+            )
+            files.append(skipped)
+            continue
+        folder = (base / source) if not source.startswith("./") else (root / source)
+        if (
+            not (folder / ".claude-plugin" / "plugin.json").is_file()
+            and not (folder / "hooks" / "hooks.json").is_file()
+        ):
+            files.append(SettingsFile(Path(where), True, status=f"{folder} is not a plugin"))
+            continue
+        if (folder / ".claude-plugin" / "plugin.json").is_file():
+            files.extend(_plugin_files(folder))
+        else:
+            name = plugin.get("name") if isinstance(plugin.get("name"), str) else folder.name
+            hooks = folder / "hooks" / "hooks.json"
+            files.append(SettingsFile(hooks, True, plugin_root=folder, plugin=name))
+    return files
+
+
+def describe_path(path: Path) -> list[SettingsFile]:
+    """What a path named on the command line holds: a settings file, a plugin directory
+    (its hooks files) or a marketplace checkout (the hooks files of its plugins)."""
+    path = path.expanduser().absolute()
+    if path.is_dir():
+        if (path / ".claude-plugin" / "marketplace.json").is_file():
+            return _marketplace_files(path)
+        if (path / ".claude-plugin" / "plugin.json").is_file():
+            return _plugin_files(path)
+        if (path / "hooks" / "hooks.json").is_file():
+            hooks = path / "hooks" / "hooks.json"
+            return [SettingsFile(hooks, True, plugin_root=path, plugin=path.name)]
+        found = SettingsFile(path, True)
+        found.status = (
+            "is a directory but no Claude Code plugin (.claude-plugin/plugin.json) or "
+            "marketplace (.claude-plugin/marketplace.json)"
+        )
+        return [found]
+    return [describe_file(path)]
 
 
 def read_settings(source: SettingsFile) -> dict[str, Any] | None:
     """The parsed file, or None (``source.status`` says why)."""
+    if source.inline is not None:
+        return source.inline
+    if source.status != "read":
+        return None
     try:
         text = source.path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -289,7 +422,7 @@ def convert_command(
                     moved = True
         return (_join(words) if project or plugin or moved else text), None
     if _PLUGIN_VAR.search(command) and source.plugin_root is None:
-        notes.append("${CLAUDE_PLUGIN_ROOT} is not set by Hermes: name the plugin's hooks.json")
+        notes.append("${CLAUDE_PLUGIN_ROOT} is unknown: name the plugin's directory instead")
     lines = [
         "#!/usr/bin/env bash",
         f"# Written by hermes-hooks import-claude from {source.path}.",
@@ -388,6 +521,49 @@ def convert_file(
                     result.entries.append(converted)
 
 
+def _exec_form(command: str, args: list[str], source: SettingsFile) -> str:
+    """Claude Code's exec form (``command`` plus ``args``, no shell) as one command
+    line: the path placeholders are substituted as plain strings, as Claude Code does."""
+    words = [command, *args]
+    for index, word in enumerate(words):
+        for pattern, value in (
+            (_PROJECT_VAR, source.project_dir),
+            (_PLUGIN_VAR, source.plugin_root),
+        ):
+            if value is not None:
+                word = pattern.sub(str(value), word)
+        words[index] = word
+    return _join(words)
+
+
+def _options(
+    handler: dict[str, Any], event: ClaudeEvent, entry: dict[str, Any], notes: list[str]
+) -> str | None:
+    """Copy the handler options we honour into ``entry``; the reason it cannot be
+    converted, if one cannot be honoured."""
+    unknown = [str(k) for k in handler if k not in _KNOWN_FIELDS]
+    if unknown:
+        return f"field(s) {', '.join(map(repr, unknown))} are not honoured here"
+    shell = handler.get("shell")
+    if shell not in (None, "bash") and "args" not in handler:
+        return f"shell {shell!r}: hooks run without a shell, and wrappers use bash"
+    if handler.get("async") is True:
+        entry["async"] = True
+    if handler.get("asyncRewake") is True:
+        entry["asyncRewake"] = True
+    if "if" in handler:
+        try:
+            parse_rule(handler["if"])
+        except ValueError as exc:
+            return str(exc)
+        if event.subject != "tool":
+            return f"if: on {event.name}: Claude Code never runs such a hook"
+        entry["if"] = handler["if"].strip()
+    if handler.get("once") is True:
+        notes.append("once: true ignored, as Claude Code ignores it outside skill frontmatter")
+    return None
+
+
 def _convert_handler(
     handler: Any,
     event: ClaudeEvent,
@@ -402,13 +578,8 @@ def _convert_handler(
     kind = handler.get("type", "command")
     if kind in UNSUPPORTED_TYPES:
         return Skipped(origin, f"{kind} handler: {UNSUPPORTED_TYPES[kind]}")
-    if kind != "command":
+    if kind not in ("command", *MODEL_KINDS):
         return Skipped(origin, f"unknown handler type {kind!r}")
-    if handler.get("async") is True:
-        return Skipped(origin, ASYNC_REASON)
-    command = handler.get("command")
-    if not isinstance(command, str) or not command.strip():
-        return Skipped(origin, "has no command")
     ours = default_claude_event(event.event)
     key = event.event if ours is event else event.name
     notes: list[str] = []
@@ -419,17 +590,41 @@ def _convert_handler(
         else:
             entry["matcher"] = matcher.strip()
             _matcher_notes(event, matcher, tools, notes)
-    text, wrapper = convert_command(command, source, key, home, notes)
-    entry["command"] = text
+    wrapper = None
+    if kind in MODEL_KINDS:
+        prompt = handler.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            return Skipped(origin, f"{kind} handler has no prompt")
+        if event.name == "SessionStart":
+            return Skipped(origin, f"Claude Code runs no {kind} handler on SessionStart")
+        entry["type"] = kind
+        entry["prompt"] = prompt.strip()
+        if isinstance(handler.get("model"), str):
+            entry["model"] = handler["model"]
+        notes.append(MODEL_NOTE)
+    else:
+        command = handler.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return Skipped(origin, "has no command")
+        args = handler.get("args")
+        if args is not None:
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                return Skipped(origin, "args must be a list of strings")
+            entry["command"] = _exec_form(command.strip(), args, source)
+        else:
+            text, wrapper = convert_command(command, source, key, home, notes)
+            entry["command"] = text
     entry["dialect"] = DIALECT
     timeout = _timeout(handler.get("timeout"), notes)
     if timeout is not None:
         entry["timeout"] = timeout
-    notes.extend(
-        f"field {name!r} ignored" for name in handler if name not in _KNOWN_FIELDS | {"once"}
-    )
-    if handler.get("once") is True:
-        notes.append("once: true ignored: it runs on every firing")
+    refused = _options(handler, event, entry, notes)
+    if refused is not None:
+        return Skipped(origin, refused)
+    if source.plugin_root is not None:
+        entry["plugin_root"] = str(source.plugin_root)
+        data = home / "agent-hooks" / "claude-code" / "plugin-data" / (source.plugin or "plugin")
+        entry["plugin_data"] = str(data)
     if event.name in EVENT_NOTES:
         notes.append(EVENT_NOTES[event.name])
     return Converted(key, event.event, event.name, entry, origin, notes, wrapper)

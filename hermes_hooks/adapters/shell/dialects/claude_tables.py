@@ -8,9 +8,9 @@ dialect itself (stdin, environment, reading the answer) is
 * **Events** (:data:`EVENTS`): ``PreToolUse`` is ``pre_tool_call`` and so on; an entry
   may be declared under either name.  Under our name an entry means the first Claude
   event listed for it (``post_tool_call`` is ``PostToolUse``).
-* **Tools** (:class:`ToolTable`): Claude's tool names and field names (``Bash``,
-  ``file_path``) and ours (``terminal``, ``path``), both ways, extendable with the
-  top-level ``hooks_claude_tools:`` key of ``config.yaml``.
+* **Tools** (:class:`ToolTable`, in :mod:`.claude_tools`): Claude's tool names and
+  field names (``Bash``, ``file_path``) and ours (``terminal``, ``path``), both ways,
+  extendable with the top-level ``hooks_claude_tools:`` key of ``config.yaml``.
 * **Matchers** (:func:`compile_matcher`): Claude's rules (``*``; exact names or lists;
   otherwise an unanchored regular expression), applied to Claude's tool name.
 * **Entries** (:func:`event_for_key`, :func:`read_dialect`, :func:`read_spec`): what
@@ -23,15 +23,22 @@ rule mirrors.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks.envelope import jsonable
+from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
+from hermes_hooks.adapters.shell.dialects.claude_options import HandlerOptions, read_options
+from hermes_hooks.adapters.shell.dialects.claude_tools import (
+    DEFAULT_TOOLS,
+    TOOLS_KEY,
+    ToolMap,
+    ToolTable,
+    tool_table,
+)
 
 __all__ = [
     "DEFAULT_TOOLS",
@@ -47,6 +54,7 @@ __all__ = [
     "ClaudeSpec",
     "Matcher",
     "SessionContexts",
+    "SessionEnvironments",
     "ToolMap",
     "ToolTable",
     "claude_event",
@@ -65,8 +73,6 @@ log = logging.getLogger("hermes_hooks.shell")
 DIALECT = "claude-code"
 HERMES_DIALECT = "hermes"
 DIALECTS = (HERMES_DIALECT, DIALECT)
-#: The top-level ``config.yaml`` key that extends the tool table.
-TOOLS_KEY = "hooks_claude_tools"
 #: Claude Code sends this as ``permission_mode``; Hermes asks for approval as usual.
 PERMISSION_MODE = "default"
 
@@ -147,156 +153,6 @@ def default_claude_event(event: str) -> ClaudeEvent | None:
 def normalise_dialect(value: str) -> str:
     """``value`` as a dialect name: trimmed, lower-case, ``_`` read as ``-``."""
     return value.strip().lower().replace("_", "-")
-
-
-# -- tools -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ToolMap:
-    """One row of the tool table: a Claude Code tool, ours, and renamed fields.
-
-    ``fields`` maps a Claude field to ours; a field not listed keeps its name.  Our
-    field may end in ``[0]`` (``urls[0]``): we hold a list where Claude holds its first
-    item.
-    """
-
-    claude: str
-    tool: str
-    fields: Mapping[str, str] = field(default_factory=dict)
-
-
-#: The built-in table.  For ours → Claude the first row naming our tool wins
-#: (``patch`` shows as ``Edit``).
-DEFAULT_TOOLS: tuple[ToolMap, ...] = (
-    ToolMap("Bash", "terminal"),
-    ToolMap("Read", "read_file", {"file_path": "path"}),
-    ToolMap("Write", "write_file", {"file_path": "path"}),
-    ToolMap("Edit", "patch", {"file_path": "path"}),
-    ToolMap("MultiEdit", "patch", {"file_path": "path"}),
-    ToolMap("WebSearch", "web_search"),
-    ToolMap("WebFetch", "web_extract", {"url": "urls[0]"}),
-    ToolMap("Task", "delegate_task", {"prompt": "goal"}),
-)
-#: Claude fields that hold absolute paths in Claude Code; relative ones are made
-#: absolute against ``cwd`` on the way in.
-_ABSOLUTE_FIELDS = frozenset({"file_path", "notebook_path"})
-_OUR_FIELD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[0\])?")
-
-
-class _Fields:
-    """The field renames of one tool, both ways: name -> (other name, first item?)."""
-
-    __slots__ = ("to_claude", "to_ours")
-
-    def __init__(self, fields: Mapping[str, str]) -> None:
-        self.to_ours: dict[str, tuple[str, bool]] = {}
-        self.to_claude: dict[str, tuple[str, bool]] = {}
-        for claude, ours in fields.items():
-            first = ours.endswith("[0]")
-            name = ours[:-3] if first else ours
-            self.to_ours[claude] = (name, first)
-            self.to_claude.setdefault(name, (claude, first))
-
-
-class ToolTable:
-    """Claude Code tool names and fields ↔ ours (built once per load)."""
-
-    __slots__ = ("_claude_names", "_fields", "rows")
-
-    def __init__(self, rows: Iterable[ToolMap]) -> None:
-        self.rows = tuple(rows)
-        self._claude_names: dict[str, str] = {}
-        self._fields: dict[str, _Fields] = {}
-        for row in self.rows:
-            if row.tool not in self._claude_names:
-                self._claude_names[row.tool] = row.claude
-                self._fields[row.tool] = _Fields(row.fields)
-
-    def claude_name(self, tool: str) -> str:
-        """Claude's name of our ``tool`` (itself when the table does not list it)."""
-        return self._claude_names.get(tool, tool)
-
-    def to_claude(self, tool: str, args: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-        """Our ``args`` of ``tool`` with Claude's field names (Claude's ``tool_input``)."""
-        fields = self._fields.get(tool)
-        result: dict[str, Any] = {}
-        for key, value in args.items():
-            name, first = fields.to_claude.get(key, (key, False)) if fields else (key, False)
-            if first and isinstance(value, list):
-                if not value:
-                    continue
-                value = value[0]
-            if name in _ABSOLUTE_FIELDS and isinstance(value, str) and value and cwd:
-                value = os.path.join(cwd, value)  # an absolute value stays as it is
-            result[name] = jsonable(value)
-        return result
-
-    def from_claude(self, tool: str, updated: Mapping[str, Any]) -> dict[str, Any]:
-        """Claude's ``updatedInput`` for our ``tool``, with our field names."""
-        fields = self._fields.get(tool)
-        result: dict[str, Any] = {}
-        for key, value in updated.items():
-            name, first = fields.to_ours.get(key, (key, False)) if fields else (key, False)
-            result[name] = [value] if first else value
-        return result
-
-
-def tool_table(config: Mapping[str, Any], warn: Callable[[str], None]) -> ToolTable:
-    """The built-in table extended (or trimmed) by ``hooks_claude_tools:``.
-
-    Each key is a Claude Code tool name; the value is our tool name, or a mapping
-    ``{tool: <ours>, fields: {<claude field>: <ours>}}``, or null to drop a built-in
-    row.  Your rows come first.  Bad rows are skipped with a warning through ``warn``.
-    """
-    raw = config.get(TOOLS_KEY)
-    builtin = {row.claude: row for row in DEFAULT_TOOLS}
-    if raw is None:
-        return ToolTable(DEFAULT_TOOLS)
-    if not isinstance(raw, Mapping):
-        warn(
-            f"must be a mapping of Claude Code tool names to our tool names, got "
-            f"{type(raw).__name__}; ignored (the built-in table applies). Fix: e.g. "
-            f"'{TOOLS_KEY}: {{NotebookEdit: notebook_edit}}'"
-        )
-        return ToolTable(DEFAULT_TOOLS)
-    rows: list[ToolMap] = []
-    for key, value in raw.items():
-        name = str(key).strip()
-        builtin.pop(name, None)
-        if value is None:
-            continue  # null removes a built-in row
-        row = _tool_row(name, value, warn)
-        if row is not None:
-            rows.append(row)
-    return ToolTable([*rows, *builtin.values()])
-
-
-def _tool_row(name: str, value: Any, warn: Callable[[str], None]) -> ToolMap | None:
-    where = f"{TOOLS_KEY}.{name}"
-    if isinstance(value, str):
-        value = {"tool": value}
-    if not isinstance(value, Mapping):
-        warn(f"{where}: must be our tool name or {{tool: ..., fields: {{...}}}}; skipped")
-        return None
-    tool = value.get("tool")
-    if not isinstance(tool, str) or not tool.strip():
-        warn(f"{where}: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'")
-        return None
-    fields = value.get("fields") or {}
-    if not isinstance(fields, Mapping):
-        warn(f"{where}.fields: must map Claude field names to ours; skipped")
-        return None
-    renames: dict[str, str] = {}
-    for claude, ours in fields.items():
-        if not isinstance(ours, str) or not _OUR_FIELD.fullmatch(ours.strip()):
-            warn(
-                f"{where}.fields.{claude}: {ours!r} is not a field name (letters, digits, "
-                f"'_', optionally ending in '[0]'); this rename is skipped"
-            )
-            continue
-        renames[str(claude).strip()] = ours.strip()
-    return ToolMap(name, tool.strip(), renames)
 
 
 # -- matchers ------------------------------------------------------------------------------
@@ -387,21 +243,58 @@ class SessionContexts:
         return f"<SessionContexts waiting={len(self._pending)}>"
 
 
+class SessionEnvironments:
+    """The variables SessionStart hooks wrote to ``CLAUDE_ENV_FILE``, per session.
+
+    Claude Code exports them to every later command of the session; here every later
+    claude-code hook of the session gets them in its environment, and the host reads
+    them with :meth:`get` (they are also the SessionStart answer of ``invoke``).  At
+    most :attr:`LIMIT` sessions are kept; the oldest is dropped first.
+    """
+
+    LIMIT = 64
+    __slots__ = ("_lock", "_values")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: OrderedDict[str, dict[str, str]] = OrderedDict()
+
+    def update(self, session_id: str, values: Mapping[str, str]) -> None:
+        """Add ``values`` to what ``session_id`` exports (later writes win)."""
+        with self._lock:
+            self._values.setdefault(session_id, {}).update(values)
+            self._values.move_to_end(session_id)
+            while len(self._values) > self.LIMIT:
+                self._values.popitem(last=False)
+
+    def get(self, session_id: str) -> dict[str, str]:
+        """What ``session_id`` exports so far (a copy; empty when nothing)."""
+        with self._lock:
+            return dict(self._values.get(session_id, {}))
+
+
 @dataclass(eq=False)
 class ClaudeContext:
-    """What the Claude Code entries of one ``hooks:`` block share."""
+    """What the Claude Code entries of one ``hooks:`` block share, and what the host
+    supplies: its model (``llm``, for ``type: prompt`` and ``type: agent`` handlers)
+    and the transcript paths of its sessions (``transcripts``)."""
 
     tools: ToolTable
     sessions: SessionContexts = field(default_factory=SessionContexts)
+    environments: SessionEnvironments = field(default_factory=SessionEnvironments)
+    llm: HostModel | None = None
+    transcripts: Callable[[str], str | None] | None = None
 
 
 @dataclass(frozen=True, eq=False)
 class ClaudeSpec:
-    """The Claude Code side of one entry: its event, its matcher, the shared tables."""
+    """The Claude Code side of one entry: its event, its matcher, the shared tables,
+    and its handler options (``type``, ``async``, ``if``, the plugin it came from)."""
 
     event: ClaudeEvent
     matcher: Matcher | None
     context: ClaudeContext = field(repr=False)
+    options: HandlerOptions = field(default_factory=HandlerOptions)
 
     def matches_tool(self, tool_name: Any) -> bool:
         """Whether the matcher accepts our tool ``tool_name`` (always, off tool events)."""
@@ -480,20 +373,25 @@ def read_dialect(event: str, value: Any, declared: str | None) -> tuple[str | No
 
 def read_spec(
     event: str,
-    value: Any,
+    raw: Mapping[str, Any],
     declared: str | None,
     context: ClaudeContext,
     warn: Callable[[str], None],
 ) -> tuple[str | None, ClaudeSpec]:
-    """(the matcher as written, the entry's :class:`ClaudeSpec`)."""
+    """(the matcher as written, the entry's :class:`ClaudeSpec`); raises
+    :class:`~hermes_hooks.adapters.shell.entry.EntryRefused` for an option this
+    dialect cannot honour (:func:`~.claude_options.read_options`)."""
     spec_event = (_BY_NAME.get(declared) if declared else None) or _FOR_EVENT[event]
+    options = read_options(spec_event.name, raw)
+    value = raw.get("matcher")
     if value is None or spec_event.subject is None:
         # Claude Code ignores a matcher on UserPromptSubmit and Stop, silently.
-        return None, ClaudeSpec(spec_event, None, context)
+        return None, ClaudeSpec(spec_event, None, context, options)
     if not isinstance(value, str):
         warn(
             f"matcher must be a string, got {type(value).__name__}; ignored, so the hook "
             f"fires on every {spec_event.name}"
         )
-        return None, ClaudeSpec(spec_event, None, context)
-    return value.strip() or None, ClaudeSpec(spec_event, compile_matcher(value, warn), context)
+        return None, ClaudeSpec(spec_event, None, context, options)
+    compiled = compile_matcher(value, warn)
+    return value.strip() or None, ClaudeSpec(spec_event, compiled, context, options)

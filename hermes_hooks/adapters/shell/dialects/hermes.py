@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_hooks._select import directive_word, first_text
@@ -37,10 +37,11 @@ from hermes_hooks.adapters.shell.output import (
     Directive,
     Outcome,
     Reading,
+    decode_stdout,
     exit_reason,
 )
 from hermes_hooks.adapters.shell.output import interpret as interpret_with
-from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
+from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult, run_command
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.hookspecs import CATALOGUE
 
@@ -163,16 +164,13 @@ def normalise(event: str, doc: dict[str, Any]) -> dict[str, Any] | None:
 def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
     """Parse stdout: (the JSON object or None, whether stdout was unusable).
 
-    Empty (or blank) stdout is no output, not an error (SH-14).  A non-UTF-8, cut
+    Empty (or blank) stdout is no output, not an error (SH-14).  Leading whitespace and
+    a byte-order mark are trimmed first (the shared reading core).  A non-UTF-8, cut
     (over the capture cap), non-JSON or non-object stdout is unusable.
     """
-    if result.stdout_truncated:
+    text, _ = decode_stdout(result)
+    if text is None:
         return None, True
-    try:
-        text = result.stdout.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, True
-    text = text.strip()
     if not text:
         return None, False
     try:
@@ -226,13 +224,13 @@ class HermesDialect:
     def read_matcher(
         self,
         event: str,
-        value: Any,
+        raw: Mapping[str, Any],
         declared: str | None,
         warn: Callable[[str], None],
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
         """A regular expression on the whole tool name (the tables are Claude's)."""
-        return read_matcher(event, value, warn)
+        return read_matcher(event, raw.get("matcher"), warn)
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
         """A non-matching entry is never spawned (D-66)."""
@@ -248,11 +246,20 @@ class HermesDialect:
         """See :func:`read`."""
         return read(reading)
 
+    def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
+        """One run of the command on the envelope, interpreted."""
+        stdin, env = self.stdin(entry, payload)
+        return interpret(entry, run_command(entry.argv, stdin, entry.timeout, env=env), payload)
+
     def deliver(
         self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome
     ) -> Directive | None:
         """The directive goes to the dispatcher as it is."""
         return outcome.directive
+
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+        """Run in line and deliver."""
+        return self.deliver(entry, payload, self.run(entry, payload))
 
 
 #: The one instance the adapter uses.

@@ -1,0 +1,1 @@
+"""The guard plugin's rule engine."""

@@ -1,0 +1,1 @@
+"""Differential conformance against hermes-agent itself (``tox -e reference``)."""
