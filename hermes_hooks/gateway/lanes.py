@@ -162,7 +162,7 @@ class Lane:
 
     def __init__(
         self,
-        deliver: Callable[[str, dict[str, Any], Any, BatchTimer], Awaitable[None]],
+        deliver: Callable[[str, dict[str, Any], Any, BatchTimer], Awaitable[object]],
         capacity: int = LANE_CAPACITY,
     ) -> None:
         self._deliver = deliver
