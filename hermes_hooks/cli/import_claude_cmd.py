@@ -28,8 +28,6 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,6 +131,8 @@ def report_lines(result: Import) -> list[str]:
 
 
 def _atomic_write(path: Path, text: str, mode: int) -> None:
+    import tempfile  # with the command, not with ``--help``
+
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
@@ -178,6 +178,8 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
     home.mkdir(parents=True, exist_ok=True)
     backup = None
     if text:
+        from datetime import datetime, timezone
+
         stamp = datetime.now(tz=timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         backup = path.with_name(f"config.yaml.bak-{stamp}")
         _atomic_write(backup, text, mode)
