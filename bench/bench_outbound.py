@@ -14,6 +14,8 @@ on 127.0.0.1 started here; counts and waits are bounded so the whole run stays s
 * throughput: events per second through a lane (one kept-alive connection) over
   ``httpx.post`` per event (a new client and connection each time), and over a reused
   client with keep-alive disabled (a new connection, no client set-up).
+* locked outbox: a durable target's caller cost while another process holds the
+  outbox's write lock, over the same with the file free.
 
 Run: ``python -m bench.bench_outbound``.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import statistics
 import tempfile
 import threading
@@ -46,6 +49,7 @@ LATENCY_EVENTS = 120  # per set-up; the dead lane queues them all (< 256)
 THROUGHPUT_EVENTS = 200
 BASELINE_REQUESTS = 60
 WAIT_LIMIT = 30.0
+LOCKED_EVENTS = 50
 
 PAYLOAD: dict[str, Any] = {
     "tool_name": "terminal",
@@ -251,13 +255,51 @@ def _throughput() -> list[tuple[str, float]]:
     ]
 
 
+def _locked_outbox() -> list[tuple[str, float]]:
+    """A durable target's caller cost while another process holds the outbox's write
+    lock, over the same with the file free (before, each locked event cost SQLite's
+    busy timeout, twice)."""
+    from hermes_hooks.webhooks.outbox import OUTBOX_FILE
+
+    server = _Server(hold=True)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            Path(tmp, "config.yaml").write_text(
+                "hooks:\n  outbound:\n    - name: durable\n"
+                f"      url: {server.url}\n      events: [post_tool_call]\n"
+                "      durable: true\n      timeout: 60\n",
+                encoding="utf-8",
+            )
+            hooks = hermes_hooks.load(tmp, entry_points=False)
+            try:
+                callback = hooks.manager.callbacks("post_tool_call")[0].function
+                callback(**PAYLOAD)
+                server.wait_count(1)  # the worker is parked on a held request
+                locker = sqlite3.connect(str(Path(tmp, OUTBOX_FILE)), isolation_level=None)
+                free, locked = float("inf"), float("inf")
+                for _ in range(CALLER_ROUNDS):  # alternated; each side keeps its best
+                    free = min(free, _per_call(lambda: callback(**PAYLOAD), LOCKED_EVENTS))
+                    locker.execute("BEGIN EXCLUSIVE")
+                    try:
+                        locked = min(locked, _per_call(lambda: callback(**PAYLOAD), LOCKED_EVENTS))
+                    finally:
+                        locker.execute("ROLLBACK")
+                locker.close()
+                server.released.set()
+            finally:
+                hooks.close(2.0)
+    finally:
+        server.close()
+    return [("durable caller, outbox locked by another process / outbox free", locked / free)]
+
+
 def run() -> list[tuple[str, float]]:
     """Run the outbound benchmarks; return ``(label, value)`` pairs."""
     quiet = logging.getLogger("hermes_hooks")
     level = quiet.level
     quiet.setLevel(logging.ERROR)  # the http:// warning of every local target
     try:
-        return _caller_cost() + _isolation() + _throughput()
+        return _caller_cost() + _isolation() + _throughput() + _locked_outbox()
     finally:
         quiet.setLevel(level)
 

@@ -14,7 +14,25 @@ from typing import Any
 
 from hermes_hooks._workers import BoundedRunner
 
-__all__ = ["Callback", "Group", "describe", "signature_problem", "signature_text"]
+__all__ = ["Callback", "Degraded", "Group", "describe", "signature_problem", "signature_text"]
+
+
+class Degraded:
+    """The return of a callback that ran but failed in a way it handled itself: a
+    shell hook whose command was not found or not executable, was killed, timed out
+    or printed unreadable output.  ``value`` is what it still contributes (None, or
+    a fail-closed block); ``problem`` is what went wrong (already logged once by the
+    callback); ``kind`` is ``"error"`` or ``"timeout"``.  The dispatcher aggregates
+    ``value`` and reports the run with that verdict, so a missing guard is counted
+    as an error (``replay --fail-on error``) instead of passing as "no opinion".
+    """
+
+    __slots__ = ("kind", "problem", "value")
+
+    def __init__(self, value: Any, problem: str, kind: str = "error") -> None:
+        self.value = value
+        self.problem = problem
+        self.kind = kind
 
 
 class Group(enum.IntEnum):

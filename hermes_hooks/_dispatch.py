@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._callback import Callback, describe
+from hermes_hooks._callback import Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
@@ -461,6 +461,9 @@ class Dispatcher:
         """Hand one outcome to the aggregator, log a failure once, emit the record."""
         contract = aggregator.contract
         error: BaseException | None = None
+        degraded: Degraded | None = None
+        if ok and type(value) is Degraded:  # a failure the callback handled itself
+            degraded, value = value, value.value
         if ok:
             if callback.source == "webhook" or (
                 callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
@@ -478,6 +481,9 @@ class Dispatcher:
             failure = self._failure(contract, callback, value)
             # The policy's on_error decides whether the failure blocks (D-11, D-14).
             verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
+        if degraded is not None:  # reported as the failure it was, whatever it returned
+            verdict = "timeout" if degraded.kind == "timeout" else "error"
+            reason = degraded.problem
         if self._listeners:
             self._record(contract, callback, verdict, reason, started, error)
 

@@ -36,6 +36,7 @@ def load(
     entry_points: bool = True,
     inspect: bool = False,
     host: HostCapabilities | None = None,
+    strict: bool = False,
 ) -> Hooks:
     """Load every hook system configured in ``home`` for ``surface``.
 
@@ -49,6 +50,8 @@ def load(
     ``ctx.inject_message``, ``ctx.dispatch_tool``); without it those behave as in
     hermes-agent when the capability is missing.  The result is a context manager:
     ``with load() as hooks:`` closes it on exit.
+    ``strict=True`` raises :class:`~hermes_hooks.errors.ConfigError` when
+    ``config.yaml`` cannot be used as written, instead of running without its hooks.
     """
     root = resolve_home(home)
     # The options first: a bad surface is refused before any file is read.
@@ -60,7 +63,7 @@ def load(
         entry_points=entry_points,
         accept_hooks=accept_hooks,
         host=host if host is not None else HostCapabilities(),
-    ).with_config(read_config(root))
+    ).with_config(read_config(root, strict=strict))
     hooks = Hooks(context, reloader=reload)
     attach_sources(hooks)
     return hooks

@@ -1,8 +1,10 @@
 """The Hermes home and its ``config.yaml``: read once at load, never per call.
 
-Bad input never raises out of here: an unreadable or malformed file, or a key of the
-wrong type, logs one WARNING that names the file, the key and the fix, and the
-documented default applies.
+Bad input never raises out of here unless a host asks (``strict``): a key of the wrong
+type logs one WARNING that names the file, the key and the fix, and the documented
+default applies; a file that cannot be used at all (unreadable, not YAML, a top level
+that is not a mapping, over the bounds of :mod:`hermes_hooks._yaml`) logs an ERROR
+naming ``config.yaml:line:col``, because then no hook of it runs.
 """
 
 from __future__ import annotations
@@ -15,11 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks.report import Finding
+
 __all__ = [
     "DEFAULT_CALLBACK_TIMEOUT",
     "MAX_CALLBACK_TIMEOUT",
+    "ConfigFile",
     "Settings",
+    "check_config",
     "env_flag",
+    "inspect_config",
     "parse_callback_timeout",
     "read_config",
     "resolve_home",
@@ -52,39 +59,95 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     return Path(env).expanduser() if env else Path.home() / ".hermes"
 
 
-def read_config(home: Path) -> dict[str, Any]:
-    """Parse ``<home>/config.yaml``; a missing file is an empty config."""
-    path = home / "config.yaml"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        log.warning("%s: cannot read the file (%s); using defaults", path, exc)
-        return {}
-    except UnicodeDecodeError as exc:
-        log.warning("%s: not UTF-8 text (%s); using defaults. Save it as UTF-8.", path, exc)
-        return {}
-    import yaml  # here: a home without config.yaml never pays for the parser
+@dataclass
+class ConfigFile:
+    """``config.yaml`` as read for one load: its data and what is wrong with it.
 
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        log.warning("%s: not valid YAML (%s); using defaults. Fix the syntax.", path, exc)
-        return {}
-    except RecursionError:  # PyYAML composes nested collections recursively
-        log.warning("%s: nested too deeply to read; using defaults. Fix the syntax.", path)
-        return {}
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        log.warning(
-            "%s: the top level must be a mapping, got %s; using defaults",
-            path,
-            type(data).__name__,
+    ``findings`` are in file order; an ``error`` one means hooks are not running as
+    written (the file is unusable, a value was thrown away, or a misspelt key leaves
+    a gate weaker), which makes ``doctor`` exit 1 and ``load(strict=True)`` raise.
+    """
+
+    path: Path
+    data: dict[str, Any] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        """The error-level findings."""
+        return [f for f in self.findings if f.level == "error"]
+
+    def _unusable(self, where: str, problem: str, fix: str) -> ConfigFile:
+        # Every hook of the file is off: that must never pass quietly (a syntax error
+        # used to look like "no hooks configured" to doctor).
+        self.findings.append(
+            Finding(
+                "error",
+                where,
+                f"{problem}; no hook or setting of this file applies until it is fixed. Fix: {fix}",
+            )
         )
-        return {}
-    return data
+        self.data = {}
+        return self
+
+
+def inspect_config(home: Path) -> ConfigFile:
+    """Read ``<home>/config.yaml`` within the YAML bounds and check it against its
+    schema; logs nothing (see :func:`read_config`).  A missing file is an empty config."""
+    from hermes_hooks._yaml import YamlError, read_yaml
+
+    config = ConfigFile(home / "config.yaml")
+    path = config.path
+    try:
+        document = read_yaml(path)
+    except FileNotFoundError:
+        return config
+    except OSError as exc:
+        return config._unusable(str(path), f"cannot read the file ({exc})", "make it readable")
+    except UnicodeDecodeError as exc:
+        return config._unusable(str(path), f"not UTF-8 text ({exc})", "save it as UTF-8")
+    except YamlError as exc:
+        return config._unusable(exc.where(path), exc.problem, exc.fix)
+    if document.data is None:  # empty, or a top-level value over the bounds
+        config.findings.extend(issue.finding(path) for issue in document.issues)
+        return config
+    if not isinstance(document.data, dict):
+        return config._unusable(
+            f"{path}:1:1",
+            f"the top level must be a mapping, got {type(document.data).__name__}",
+            "write keys such as 'hooks:' and 'plugins:' at the start of their lines",
+        )
+    config.data = document.data
+    from hermes_hooks.config_schema import unknown_keys
+
+    issues = [*document.issues, *unknown_keys(document, "config.yaml")]
+    issues.sort(key=lambda i: (i.position.line, i.position.column))
+    config.findings.extend(issue.finding(path) for issue in issues)
+    return config
+
+
+def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:
+    """Parse ``<home>/config.yaml``; a missing file is an empty config.
+
+    Every finding is logged once (errors at ERROR).  With ``strict`` an error-level
+    finding raises :class:`~hermes_hooks.errors.ConfigError` instead, naming each one,
+    for hosts that would rather not start than run with a gate missing.
+    """
+    config = inspect_config(home)
+    if strict and config.errors:
+        from hermes_hooks.errors import ConfigError
+
+        raise ConfigError("\n".join(f"{f.subject}: {f.message}" for f in config.errors))
+    for finding in config.findings:
+        level = logging.ERROR if finding.level == "error" else logging.WARNING
+        log.log(level, "%s: %s", finding.subject, finding.message)
+    return config.data
+
+
+def check_config(hooks: Any) -> list[Finding]:
+    """``doctor``: what is wrong with the ``config.yaml`` of ``hooks.home`` (nothing
+    when the file is missing or clean)."""
+    return inspect_config(hooks.home).findings
 
 
 def parse_callback_timeout(value: Any, source: str = "config.yaml") -> float:

@@ -9,8 +9,8 @@ One function builds it for both, so the two wire formats cannot drift::
 dict; ``session_id`` is ``session_id``, else ``parent_session_id``, else ``""``; every
 other keyword argument goes into ``extra``, with ``telemetry_schema_version`` (D-17).
 Values JSON cannot hold are converted, never dropped: dataclasses field by field, other
-objects with ``str()`` (D-56); ``pre_gateway_dispatch`` gets a plain ``event`` dict and
-loses its in-process handles (D-49).
+objects with ``str()`` (D-56), lone surrogates as U+FFFD; ``pre_gateway_dispatch`` gets a
+plain ``event`` dict and loses its in-process handles (D-49).
 """
 
 from __future__ import annotations
@@ -112,5 +112,24 @@ def build_envelope(
 
 
 def dumps(document: Mapping[str, Any]) -> bytes:
-    """UTF-8 JSON with non-ASCII kept, keys in insertion order (D-69, D-78)."""
-    return json.dumps(document, ensure_ascii=False, separators=(", ", ": ")).encode("utf-8")
+    """UTF-8 JSON with non-ASCII kept, keys in insertion order (D-69, D-78).
+
+    Every envelope (shell stdin, webhook bodies, durable outbox rows) is serialised
+    here, so this is where text UTF-8 cannot hold is converted: model APIs do emit lone
+    surrogates such as ``"\\ud800"``, and a payload holding one must still reach its
+    hooks rather than fail the gate or lose the event.  A surrogate pair split into two
+    code points becomes its character; a lone surrogate becomes U+FFFD, which every
+    JSON parser accepts (a ``\\ud800`` escape is refused by some strict ones).
+    """
+    text = json.dumps(document, ensure_ascii=False, separators=(", ", ": "))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # rare: only payloads holding surrogates pay for this
+        return _without_lone_surrogates(text).encode("utf-8")
+
+
+def _without_lone_surrogates(text: str) -> str:
+    """``text`` with surrogate pairs joined and lone surrogates replaced by U+FFFD."""
+    # UTF-16 round trip: surrogatepass writes every surrogate as its code unit, and
+    # the decoder joins valid pairs and replaces what is left over.
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

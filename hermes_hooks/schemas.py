@@ -9,7 +9,13 @@ they drift from what this module generates.  Regenerate them with
 * ``shell-stdout.schema.json``: the answers a shell hook may print (SH-14, D-23);
 * ``hook-yaml.schema.json``: a gateway hook's ``HOOK.yaml`` (GW-04, D-03);
 * ``config-hooks.schema.json``: the ``hooks:`` block of ``config.yaml`` (SH-04, OUT-02),
-  ``dialect`` and the Claude Code event names included.
+  ``dialect`` and the Claude Code event names included;
+* ``config.schema.json``: the keys of ``config.yaml`` hermes-hooks reads (``hooks:``,
+  ``plugins:``, ``hooks_auto_accept``, ``hooks_claude_tools``);
+* ``plugin-yaml.schema.json``: a directory plugin's ``plugin.yaml``.
+
+The file schemas are also what ``load()`` and ``doctor`` check those files against
+(:mod:`hermes_hooks.config_schema`): an unknown key is reported with a did-you-mean.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 from hermes_hooks.envelope import TOOL_EVENTS
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 
-__all__ = ["all_schemas", "annotation_schema", "event_schema", "write_all"]
+__all__ = ["FILE_SCHEMAS", "all_schemas", "annotation_schema", "event_schema", "write_all"]
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 BASE_ID = "https://hermes-hooks.invalid/hookspecs/"
@@ -240,6 +246,7 @@ def _hook_yaml_schema() -> dict[str, Any]:
             "enabled": {"type": "boolean"},
         },
         "required": ["events"],
+        "additionalProperties": False,
     }
 
 
@@ -271,6 +278,7 @@ def _config_hooks_schema() -> dict[str, Any]:
             "persistent": {"type": "boolean"},
         },
         "anyOf": [{"required": ["command"]}, {"required": ["prompt"]}],
+        "additionalProperties": False,
     }
     target = {
         "type": "object",
@@ -282,8 +290,12 @@ def _config_hooks_schema() -> dict[str, Any]:
             "secret": {"type": "string"},
             "timeout": {"type": "integer", "minimum": 1, "maximum": 60},
             "matcher": {"type": "string"},
+            "signature": {"enum": ["github", "standard"]},
+            "durable": {"type": "boolean"},
+            "retry_schedule": {"type": "array", "items": {"type": "number", "minimum": 0}},
         },
         "required": ["url", "events"],
+        "additionalProperties": False,
     }
     return {
         "$schema": DRAFT,
@@ -303,6 +315,64 @@ def _config_hooks_schema() -> dict[str, Any]:
     }
 
 
+def _config_schema() -> dict[str, Any]:
+    hooks = {k: v for k, v in _config_hooks_schema().items() if not k.startswith("$")}
+    names = {"type": ["array", "string"], "items": {"type": "string"}}
+    return {
+        "$schema": DRAFT,
+        "$id": f"{BASE_ID}config.schema.json",
+        "title": "config.yaml: the keys hermes-hooks reads",
+        "description": (
+            "The rest of config.yaml belongs to Hermes and is not described here. Under "
+            "plugins:, a key that is not a setting below holds one plugin's own settings."
+        ),
+        "type": "object",
+        "properties": {
+            "hooks": {**hooks, "type": ["object", "null"]},
+            "hooks_auto_accept": {"type": "boolean"},
+            "hooks_claude_tools": {"type": ["object", "null"]},
+            "plugins": {
+                "type": ["object", "null"],
+                "properties": {
+                    "enabled": names,
+                    "disabled": names,
+                    "hook_callback_timeout": {"type": "number", "minimum": 0, "maximum": 600},
+                    "stream_reasoning_deltas": {"type": "boolean"},
+                    "entries": {"type": "object"},
+                },
+                "additionalProperties": {"type": "object"},
+            },
+        },
+        "additionalProperties": True,
+    }
+
+
+def _plugin_yaml_schema() -> dict[str, Any]:
+    strings = {"type": "array", "items": {"type": "string"}}
+    return {
+        "$schema": DRAFT,
+        "$id": f"{BASE_ID}plugin-yaml.schema.json",
+        "title": "a directory plugin's plugin.yaml",
+        "description": "Every key is optional; the keys Hermes itself reads are allowed too.",
+        "type": "object",
+        "properties": {
+            "name": {"type": "string"},
+            "version": {"type": ["string", "number"]},
+            "description": {"type": "string"},
+            "author": {"type": "string"},
+            "kind": {"type": "string"},
+            "label": {"type": "string"},
+            "hooks": {"type": "array"},
+            "platforms": {"type": "array"},
+            "requires_env": {"type": "array"},
+            "optional_env": {"type": "array"},
+            "requires_plugins": strings,
+        },
+        "patternProperties": {"^provides_": {"type": "array"}},
+        "additionalProperties": False,
+    }
+
+
 def all_schemas() -> dict[str, dict[str, Any]]:
     """Every generated schema, keyed by its path under ``hookspecs/``."""
     schemas: dict[str, dict[str, Any]] = {}
@@ -312,7 +382,17 @@ def all_schemas() -> dict[str, dict[str, Any]]:
     schemas["shell-stdout.schema.json"] = _shell_stdout_schema()
     schemas["hook-yaml.schema.json"] = _hook_yaml_schema()
     schemas["config-hooks.schema.json"] = _config_hooks_schema()
+    schemas["config.schema.json"] = _config_schema()
+    schemas["plugin-yaml.schema.json"] = _plugin_yaml_schema()
     return schemas
+
+
+#: The schemas of the files :mod:`hermes_hooks.config_schema` checks, by file kind.
+FILE_SCHEMAS = {
+    "config.yaml": _config_schema,
+    "HOOK.yaml": _hook_yaml_schema,
+    "plugin.yaml": _plugin_yaml_schema,
+}
 
 
 def render(schema: dict[str, Any]) -> str:

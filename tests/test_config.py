@@ -54,17 +54,27 @@ def test_home_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("plugins: [unclosed\n", "config.yaml: not valid YAML"),
-        ("- a\n- b\n", "config.yaml: the top level must be a mapping, got list; using defaults"),
+        (
+            "plugins: [unclosed\n",
+            "config.yaml:2:1: not valid YAML (while parsing a flow sequence expected ',' or "
+            "']', but got '<stream end>'); no hook or setting of this file applies until it "
+            "is fixed. Fix: correct the YAML syntax at that line",
+        ),
+        (
+            "- a\n- b\n",
+            "config.yaml:1:1: the top level must be a mapping, got list; no hook or setting "
+            "of this file applies until it is fixed. Fix: write keys such as 'hooks:' and "
+            "'plugins:' at the start of their lines",
+        ),
     ],
 )
-def test_a_broken_config_warns_and_falls_back(
+def test_a_broken_config_is_an_error_and_falls_back(
     home: Path, text: str, message: str, caplog: Any
 ) -> None:
     (home / "config.yaml").write_text(text, encoding="utf-8")
     assert read_config(home) == {}
-    assert message in caplog.text
-    assert str(home / "config.yaml") in caplog.text
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors == [f"{home}/{message}"]
 
 
 def test_a_bom_prefixed_config_is_read(home: Path) -> None:

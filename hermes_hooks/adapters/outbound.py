@@ -30,11 +30,13 @@ from hermes_hooks.adapters.outbound_report import check_outbound, outbound_secti
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.telemetry import trace_headers
+from hermes_hooks.webhooks.urls import redact_urls
 from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.report import Finding, Section
+    from hermes_hooks.webhooks.capture import CaptureLane
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
 
@@ -52,7 +54,8 @@ _KEY_ATTRIBUTE = "_hermes_outbound_key"
 
 @dataclass
 class TargetRecord:
-    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it."""
+    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it (urls without
+    their credentials)."""
 
     index: int
     label: str
@@ -91,7 +94,7 @@ class OutboundSource:
         self._context = context
         self.targets = targets
         self.skipped = skipped
-        self.lanes: dict[int, Lane | DurableLane] = {}
+        self.lanes: dict[int, Lane | DurableLane | CaptureLane] = {}
         self.outbox: Outbox | None = None
         self.outbox_error: str | None = None
         self._owners: set[str] = set()
@@ -105,9 +108,9 @@ class OutboundSource:
         records = [
             TargetRecord(
                 index=t.index,
-                label=t.label,
+                label=redact_urls(t.label),
                 state="loaded",
-                url=t.url,
+                url=redact_urls(t.url),
                 events=self._registered.get(t.index, []),
                 matcher=t.matcher.pattern if t.matcher else None,
                 timeout=t.timeout,
@@ -115,12 +118,17 @@ class OutboundSource:
                 secret=_secret_description(t),
                 signature=t.signature,
                 durable=bool(getattr(self.lanes.get(t.index), "durable", False)),
-                problems=self._problems.get(t.index, []),
+                problems=[redact_urls(p) for p in self._problems.get(t.index, [])],
             )
             for t in self.targets
         ]
         records += [
-            TargetRecord(index=s.index, label=s.label, state="skipped", reason=s.reason)
+            TargetRecord(
+                index=s.index,
+                label=redact_urls(s.label),
+                state="skipped",
+                reason=redact_urls(s.reason),
+            )
             for s in self.skipped
         ]
         return sorted(records, key=lambda r: r.index)
@@ -138,9 +146,12 @@ class OutboundSource:
         """Flush every lane together within ``timeout`` seconds in total (D-79)."""
         if not self.lanes:
             return
+        from hermes_hooks.webhooks.capture import CaptureLane
         from hermes_hooks.webhooks.delivery import flush_lanes
 
-        flush_lanes(self.lanes.values(), timeout)
+        flush_lanes(
+            [lane for lane in self.lanes.values() if not isinstance(lane, CaptureLane)], timeout
+        )
         if self.outbox is not None and not any(
             lane.durable and lane.worker_alive for lane in self.lanes.values()
         ):
@@ -182,9 +193,13 @@ class OutboundSource:
             )
             return None
 
-    def _lane(self, target: Target) -> Lane | DurableLane:
+    def _lane(self, target: Target) -> Lane | DurableLane | CaptureLane:
+        from hermes_hooks.webhooks.capture import CaptureLane, active_sink
         from hermes_hooks.webhooks.delivery import DurableLane, Lane
 
+        sink = active_sink()
+        if sink is not None:  # a replay: build and sign, but keep instead of sending
+            return CaptureLane(target, sink)
         if target.durable:
             if self.outbox is None and self.outbox_error is None:
                 self.outbox = self._open_outbox()

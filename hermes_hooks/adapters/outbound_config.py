@@ -35,6 +35,7 @@ from hermes_hooks._log import remember_secret
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
+from hermes_hooks.webhooks.urls import redact_urls
 
 __all__ = [
     "DEFAULT_DURABLE_SCHEDULE",
@@ -129,6 +130,16 @@ class Target:
     standard_keys: tuple[bytes, ...] = field(default=(), repr=False)
     durable: bool = False
     retry_schedule: tuple[float, ...] | None = None
+
+    def __repr__(self) -> str:
+        # A url may carry credentials (user:pass@, ?token=): a Target in a log line or a
+        # traceback shows it without them, and never shows a secret.
+        return (
+            f"Target(index={self.index}, label={redact_urls(self.label)!r}, "
+            f"url={redact_urls(self.url)!r}, events={self.events!r}, name={self.name!r}, "
+            f"timeout={self.timeout}, signature={self.signature!r}, "
+            f"secret_source={self.secret_source!r}, durable={self.durable})"
+        )
 
     @property
     def signed(self) -> bool:

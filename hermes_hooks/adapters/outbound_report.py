@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_hooks.report import Finding, Section
+from hermes_hooks.webhooks.urls import redact_urls
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.outbound import OutboundSource, TargetRecord
@@ -122,7 +123,7 @@ def _outbox_findings(home: Path, source: OutboundSource) -> list[Finding]:
         for label in sorted({row.target for row in outbox.rows()}):
             pending = outbox.count(state="pending", target=label)
             dead = outbox.count(state="dead", target=label)
-            subject = f"outbox {label}"
+            subject = f"outbox {redact_urls(label)}"
             if label not in durable:
                 findings.append(
                     Finding(

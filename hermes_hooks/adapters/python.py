@@ -34,9 +34,11 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
+from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
+from hermes_hooks.config_schema import unknown_keys
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.plugin_context import PluginContext, PluginManifest
 
@@ -79,7 +81,8 @@ class PluginRecord:
     #: Where a failed load raised, ``file:line``.
     location: str | None = None
     problems: list[str] = field(default_factory=list)
-    #: Worth a look but not broken: unknown hook names, a plugin registering nothing.
+    #: Worth a look but not broken: unknown hook names, a plugin registering nothing,
+    #: unknown keys in plugin.yaml.
     warnings: list[str] = field(default_factory=list)
     #: What it registered besides hooks (kind → names), from ``hooks.registry``.
     registrations: dict[str, list[str]] = field(default_factory=dict)
@@ -197,7 +200,9 @@ class PythonSource:
                 "failed, or it found no configuration)"
             )
             record.warnings.append(message)
-            log.warning("Plugin '%s' %s", record.key, message)
+            # INFO, not WARNING: a plugin that stays dormant until configured is normal at
+            # every start; list and doctor show it as a warning to whoever looks.
+            log.info("Plugin '%s' %s", record.key, message)
 
     def _directory_candidates(
         self, root: Path, source: str
@@ -220,7 +225,8 @@ class PythonSource:
         # hermes-agent's key: the manifest name at the top level, category/dir nested.
         name = path.name
         try:
-            declared = _read_manifest(_manifest_file(path) or path / "plugin.yaml").get("name")
+            manifest, _ = _read_manifest(_manifest_file(path) or path / "plugin.yaml")
+            declared = manifest.get("name")
         except PluginLoadError:  # reported when it loads
             declared = None
         if isinstance(declared, str) and declared.strip():
@@ -233,7 +239,10 @@ class PythonSource:
         assert record.path is not None
         path = Path(record.path)
         manifest_file = _manifest_file(path) or path / "plugin.yaml"
-        manifest = _read_manifest(manifest_file)
+        manifest, notes = _read_manifest(manifest_file)
+        for note in notes:
+            log.warning("Plugin '%s': %s", record.key, note)
+        record.warnings.extend(notes)
         record.version = _optional_str(manifest.get("version"))
         record.description = _optional_str(manifest.get("description"))
         requires = manifest.get("requires_plugins") or []
@@ -354,21 +363,31 @@ def _optional_str(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _read_manifest(path: Path) -> dict[str, Any]:
-    import yaml  # here: a home without plugin.yaml files never pays for the parser
-
+def _read_manifest(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The manifest's keys, and warnings (unknown or duplicate keys) naming their line."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except yaml.YAMLError as exc:
-        raise PluginLoadError(f"{path}: not valid YAML ({exc})") from None
+        document = read_yaml(path)
+    except YamlError as exc:
+        raise PluginLoadError(f"{exc.where(path)}: {exc}") from None
+    bad = [issue for issue in document.issues if issue.level == "error"]
+    if bad:  # a value over the bounds: refuse the plugin rather than guess
+        issue = bad[0]
+        raise PluginLoadError(
+            f"{path}:{issue.where}: {issue.key}: {issue.problem}. Fix: {issue.fix}"
+        )
+    data = document.data
     if data is None:
-        return {}
+        return {}, []
     if not isinstance(data, dict):
         raise PluginLoadError(
             f"{path}: plugin.yaml must be a mapping of keys (name, version, description, "
             f"requires_plugins), got {type(data).__name__}"
         )
-    return data
+    issues = sorted(
+        [*document.issues, *unknown_keys(document, "plugin.yaml")],
+        key=lambda i: (i.position.line, i.position.column),
+    )
+    return data, [f"{path}:{i.where}: {i.key}: {i.message}" for i in issues]
 
 
 def load(context: LoadContext) -> PythonSource:

@@ -1,7 +1,8 @@
 """The ``hermes-hooks`` command-line tool (also ``python -m hermes_hooks``).
 
 Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> int``; :data:`COMMANDS` lists them.  Errors become exit codes here and
+``run(args) -> int`` (and ``CREATES_HOME = True`` if it may be pointed at a home that
+does not exist yet); :data:`COMMANDS` lists them.  Errors become exit codes here and
 only here: 0 success, 1 a check failed or a hook blocked, 2 bad usage or input.
 """
 
@@ -13,6 +14,7 @@ import json
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._version import __version__
@@ -36,6 +38,7 @@ COMMANDS: tuple[str, ...] = (
     "hermes_hooks.cli.approve_cmd",
     "hermes_hooks.cli.revoke_cmd",
     "hermes_hooks.cli.import_claude_cmd",
+    "hermes_hooks.cli.import_session_cmd",
     "hermes_hooks.cli.emit_cmd",
     "hermes_hooks.cli.outbox_cmd",
     "hermes_hooks.cli.listen_cmd",
@@ -95,19 +98,23 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     if command is not None and command not in {module.NAME for module in modules}:
         command = ""
     for module in modules:
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub = subparsers.add_parser(
+            module.NAME,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=getattr(module, "EPILOG", None),  # e.g. a command's own exit codes
+        )
         if command not in ("", module.NAME):
             continue
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-        sub.add_argument(
-            "--accept-hooks",
-            action="store_true",
-            default=argparse.SUPPRESS,
-            help=argparse.SUPPRESS,
-        )
+        # The global switches work after the command name too (``replay --no-entry-points``).
+        for flag in ("--accept-hooks", "--no-entry-points"):
+            sub.add_argument(
+                flag, action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+            )
         module.add_arguments(sub)
-        sub.set_defaults(run=module.run)
+        sub.set_defaults(run=module.run, creates_home=getattr(module, "CREATES_HOME", False))
     return parser
 
 
@@ -129,6 +136,24 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _home_problem(args: argparse.Namespace) -> str | None:
+    """Why an explicit ``--home`` cannot be used, or None.
+
+    A mistyped ``--home`` used to read as an empty home, and ``doctor`` then said "no
+    problems found" about a folder that does not exist.  Only a command that creates
+    the home (``CREATES_HOME = True`` in its module) may be pointed at a missing one.
+    """
+    home = getattr(args, "home", None)
+    if home is None or args.creates_home:
+        return None
+    path = Path(home).expanduser()
+    if path.is_dir():
+        return None
+    if path.exists():
+        return f"--home {home}: not a folder; point --home at a Hermes home folder"
+    return f"--home {home}: no such folder; create it, or point --home at an existing Hermes home"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
@@ -141,6 +166,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if not getattr(args, "run", None):
         parser.print_help()
+        return EXIT_USAGE
+    problem = _home_problem(args)
+    if problem:
+        print(f"hermes-hooks: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.run(args))

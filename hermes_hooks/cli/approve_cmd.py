@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     home = resolve_home(getattr(args, "home", None))
     allowlist = consent.Allowlist(home)
     try:
-        shown = consent.baseline(command)
+        shown = consent.baseline(command, home)  # relative paths: from the home
         approval = allowlist.approve(event, command, shown)
     except OSError as exc:
         print(f"hermes-hooks: cannot write {allowlist.path}: {exc}", file=sys.stderr)

@@ -2,7 +2,8 @@
 
 Each hook source contributes its own findings through
 :meth:`~hermes_hooks.adapters.Source.check` (a source that did not load is asked
-through its adapter's stand-in), and telemetry adds whether its setting is usable.
+through its adapter's stand-in); ``config.yaml`` itself is checked first, and
+telemetry adds whether its setting is usable.
 The exit code is 1 when any finding is an error.
 """
 
@@ -27,11 +28,12 @@ def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
     from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
+    from hermes_hooks.config import check_config
     from hermes_hooks.telemetry import check_telemetry
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
     with load_home(args, surface="gateway", inspect=True) as hooks:
-        findings: list[Finding] = []
+        findings: list[Finding] = check_config(hooks)
         for source in every_source(hooks.sources, hooks.context):
             findings.extend(source.check())
         findings.extend(check_telemetry(hooks))

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
     from hermes_hooks.adapters.shell.dialects.claude_import import Converted, Import
 
+#: ``--write`` creates the home, so a missing ``--home`` is not an error here.
+CREATES_HOME = True
 NAME = "import-claude"
 HELP = "convert the hooks of Claude Code settings files into dialect: claude-code entries"
 

@@ -16,11 +16,14 @@ the next Hermes process to carry on.  It runs no plugin or shell hook.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from hermes_hooks.webhooks.urls import redact_urls
 
 if TYPE_CHECKING:
     from hermes_hooks.webhooks.outbox import Outbox, Row
@@ -57,8 +60,8 @@ def _when(epoch: float | None) -> str:
 def _row_json(row: Row) -> dict[str, Any]:
     return {
         "id": row.id,
-        "target": row.target,
-        "url": row.url,
+        "target": redact_urls(row.target),
+        "url": redact_urls(row.url),
         "event": row.event,
         "delivery_id": row.delivery_id,
         "timestamp": row.timestamp,
@@ -66,16 +69,16 @@ def _row_json(row: Row) -> dict[str, Any]:
         "attempts": row.attempts,
         "last_attempt": _when(row.last_attempt),
         "next_attempt": _when(row.next_attempt) if row.state == "pending" else None,
-        "last_error": row.last_error,
+        "last_error": redact_urls(row.last_error) if row.last_error else None,
     }
 
 
 def _row_line(row: Row) -> str:
     when = f"next {_when(row.next_attempt)}" if row.state == "pending" else "dead"
-    error = f"  last error: {row.last_error}" if row.last_error else ""
+    error = f"  last error: {redact_urls(row.last_error)}" if row.last_error else ""
     return (
-        f"  {row.id:>5}  {row.state:<7} {row.target}  {row.event}  {row.delivery_id}  "
-        f"attempts {row.attempts}  {when}{error}"
+        f"  {row.id:>5}  {row.state:<7} {redact_urls(row.target)}  {row.event}  "
+        f"{row.delivery_id}  attempts {row.attempts}  {when}{error}"
     )
 
 
@@ -163,7 +166,9 @@ def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: 
             outcome = "delivered"
         else:
             outcome = f"{after.state}: {after.last_error or 'not attempted yet'}"
-        results.append({"id": row.id, "target": row.target, "outcome": outcome})
+        results.append(
+            {"id": row.id, "target": redact_urls(row.target), "outcome": redact_urls(outcome)}
+        )
     if args.json:
         print_json({"redelivered": results})
     else:
@@ -176,11 +181,28 @@ def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: 
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the chosen outbox action on the home's outbox."""
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE, print_json
+    """Run the chosen outbox action on the home's outbox; a file that is not a readable
+    outbox is a clear error, not a traceback."""
+    from hermes_hooks.cli import EXIT_FAILURE
     from hermes_hooks.config import resolve_home
 
     home = resolve_home(getattr(args, "home", None))
+    try:
+        return _run(args, home)
+    except (sqlite3.DatabaseError, OSError) as exc:  # not an outbox, damaged, unreadable
+        from hermes_hooks.webhooks.outbox import OUTBOX_FILE
+
+        print(
+            f"hermes-hooks outbox: cannot read {home / OUTBOX_FILE} ({exc}). Fix: if it is "
+            "damaged, move it aside (its events are then lost) or restore it from a backup",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
+
+
+def _run(args: argparse.Namespace, home: Path) -> int:
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE, print_json
+
     outbox = _open(home)
     try:
         if args.action == "list":

@@ -11,6 +11,8 @@ _FILES = {
     "shell-stdout": "shell-stdout.schema.json",
     "hook-yaml": "hook-yaml.schema.json",
     "config-hooks": "config-hooks.schema.json",
+    "config": "config.schema.json",
+    "plugin-yaml": "plugin-yaml.schema.json",
 }
 
 

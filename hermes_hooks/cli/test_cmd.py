@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
 
     home = resolve_home(getattr(args, "home", None))
     config = read_config(home)
-    entries = parse_hooks(config, str(home / "config.yaml")).for_event(event)
+    entries = parse_hooks(config, str(home / "config.yaml"), base=home).for_event(event)
     if args.for_tool:
         entries = [e for e in entries if e.matches(args.for_tool)]
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         }
         text.append(f"  → {entry.where}: {entry.command}  ({describe_entry(entry)})")
         approval = approved.get((event, entry.command))
-        now = resolve(entry.command)
+        now = resolve(entry.command, entry.base)
         # A command that leads to other files than approved is not approved either.
         refused = consent.refusal(approval, now) if approval is not None else None
         if (approval is None or refused) and bypass is None:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
+from hermes_hooks._yaml import YamlError, read_yaml
+from hermes_hooks.config_schema import unknown_keys
 from hermes_hooks.gateway.events import is_known_event, suggest_event
 
 __all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
@@ -74,25 +74,30 @@ def read_manifest(directory: Path) -> Manifest:
     manifest = Manifest(directory=directory, name=directory.name)
     path = manifest.path
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+        document = read_yaml(path)
     except (OSError, UnicodeDecodeError) as exc:
         manifest._refuse(None, f"[hooks] Skipping {directory.name}: cannot read {path} ({exc})")
         return manifest
-    except RecursionError:  # PyYAML composes nested collections recursively
+    except YamlError as exc:
         manifest._refuse(
             None,
-            f"[hooks] Skipping {directory.name}: {path} is nested too deeply to read",
-            "fix the YAML syntax",
+            f"[hooks] Skipping {directory.name}: {exc.where(path)}: {exc.problem}",
+            exc.fix,
         )
         return manifest
-    except yaml.YAMLError as exc:
-        detail = " ".join(str(exc).split())
-        manifest._refuse(
-            None,
-            f"[hooks] Skipping {directory.name}: {path} is not valid YAML ({detail})",
-            "fix the YAML syntax",
-        )
-        return manifest
+    for issue in [*document.issues, *unknown_keys(document, MANIFEST_FILE)]:
+        where = f"{path}:{issue.where}: {issue.key}"
+        if issue.level == "error":
+            # A value over the bounds, or a misspelt key that guards (enabled): the hook
+            # would run other than as written, so it is skipped until the file is fixed.
+            manifest._refuse(
+                issue.key, f"[hooks] Skipping {directory.name}: {where}: {issue.problem}", issue.fix
+            )
+        else:
+            manifest._problem(
+                "warn", issue.key, f"[hooks] {directory.name}: {where}: {issue.problem}", issue.fix
+            )
+    data = document.data
     if not isinstance(data, dict):
         manifest._refuse(
             None,

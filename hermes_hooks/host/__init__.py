@@ -27,8 +27,11 @@ from hermes_hooks.host.recording import (
     RECORDING_VERSION,
     Recording,
     RecordingWriter,
+    iter_recording,
     load_recording,
+    open_recording,
     parse_recording,
+    scan_recording,
 )
 from hermes_hooks.host.timeline import Summary, Timeline, render_text, summary_lines
 from hermes_hooks.host.tools import RecordedToolRunner, SubagentRun, ToolOutcome, ToolRunner
@@ -48,9 +51,12 @@ __all__ = [
     "ToolOutcome",
     "ToolRunner",
     "delivery_stats",
+    "iter_recording",
     "load_recording",
+    "open_recording",
     "parse_recording",
     "render_text",
     "replay",
+    "scan_recording",
     "summary_lines",
 ]

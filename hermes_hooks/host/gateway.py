@@ -16,6 +16,7 @@ import asyncio
 import inspect
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,8 +32,12 @@ EMIT_WAIT = 60.0
 class GatewayBridge:
     """Runs ``hooks.gateway.emit`` on a private event loop thread."""
 
-    def __init__(self, emitter: Any) -> None:
+    def __init__(self, emitter: Any, listener: Callable[[Any], None] | None = None) -> None:
         self._emitter = emitter
+        subscribe = getattr(emitter, "subscribe", None)
+        self._unsubscribe: Callable[[], None] | None = (
+            subscribe(listener) if listener is not None and callable(subscribe) else None
+        )
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="hermes-host-gateway", daemon=True
@@ -40,22 +45,33 @@ class GatewayBridge:
         self._thread.start()
 
     @classmethod
-    def create(cls, hooks: Any) -> GatewayBridge | None:
-        """A bridge when ``hooks.gateway.emit`` is an async function, else None."""
+    def create(
+        cls, hooks: Any, listener: Callable[[Any], None] | None = None
+    ) -> GatewayBridge | None:
+        """A bridge when ``hooks.gateway.emit`` is an async function, else None;
+        ``listener`` receives the emitter's call record of each handler run."""
         emitter = getattr(hooks, "gateway", None)
         emit = getattr(emitter, "emit", None)
         if emit is None or not inspect.iscoroutinefunction(emit):
             return None
-        return cls(emitter)
+        return cls(emitter, listener)
+
+    async def _emit_and_wait(self, event: str, context: dict[str, Any]) -> Any:
+        result = await self._emitter.emit(event, context)
+        drain = getattr(self._emitter, "drain", None)
+        if drain is not None:  # the handlers run now, so their records join this step
+            await drain(EMIT_WAIT)
+        return result
 
     def emit(self, event: str, context: dict[str, Any]) -> Any:
-        """Emit ``event`` and return what ``emit`` returned (None on failure).
+        """Emit ``event``, wait for the handlers it queued, and return what ``emit``
+        returned (None on failure).
 
         A failing emission is logged and never reaches the host loop (GW-07).
         """
         try:
             future = asyncio.run_coroutine_threadsafe(
-                self._emitter.emit(event, context), self._loop
+                self._emit_and_wait(event, context), self._loop
             )
             return future.result(EMIT_WAIT)
         except Exception:
@@ -64,6 +80,9 @@ class GatewayBridge:
 
     def close(self) -> None:
         """Stop the private loop (after ``hooks.close`` flushed the lanes)."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
         if self._loop.is_closed():
             return
 

@@ -29,9 +29,9 @@ gateway emitter)::
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hermes_hooks.adapters.shell.dialects.claude_input import TRANSCRIPTS
@@ -57,7 +57,7 @@ from hermes_hooks.host.recording import (
     slash_command,
 )
 from hermes_hooks.host.state import SessionState, TurnState
-from hermes_hooks.host.timeline import Step, Timeline
+from hermes_hooks.host.timeline import Entry, Step, Timeline
 from hermes_hooks.host.tool_calls import ToolCalls
 from hermes_hooks.host.tools import RecordedToolRunner, ToolRunner
 from hermes_hooks.host.transcript import SessionTranscript
@@ -79,6 +79,13 @@ APPROVAL_POLICIES = ("deny", "allow")
 
 #: ``agent.max_verify_nudges`` when the config does not set it (CAT-pre_verify).
 DEFAULT_MAX_VERIFY_NUDGES = 3
+
+#: A payload, or a function that builds it: built only when a callback will see it.
+Payload = dict[str, Any] | Callable[[], dict[str, Any]]
+
+#: Hooks whose answer the host reads even when no callback is registered (the allow
+#: decision carries the arguments the tool runs with).
+_ANSWER_NEEDED = frozenset({"pre_tool_call"})
 
 
 def read_max_verify_nudges(config: dict[str, Any]) -> int:
@@ -103,7 +110,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
     ``runner`` executes tool calls (default: the recorded results); ``approve`` is the
     policy for ``approve`` directives (``deny`` or ``allow``); ``max_verify_nudges``
     overrides ``agent.max_verify_nudges``.  :attr:`fired` lists every hook and gateway
-    event in firing order.
+    event in firing order (``keep_fired=False`` keeps it empty, for long replays).
+    ``on_entry`` is called with each finished timeline entry (to print it at once);
+    with ``keep_entries=False`` the timeline then forgets it, so memory stays flat.
     """
 
     timeline: Timeline
@@ -116,6 +125,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         runner: ToolRunner | None = None,
         approve: str = "deny",
         max_verify_nudges: int | None = None,
+        keep_fired: bool = True,
+        on_entry: Callable[[Entry], None] | None = None,
+        keep_entries: bool = True,
     ) -> None:
         if approve not in APPROVAL_POLICIES:
             raise ValueError(f"approve must be one of {APPROVAL_POLICIES}, not {approve!r}")
@@ -129,6 +141,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         )
         self.surface: str = getattr(hooks, "surface", "cli")
         self.fired: list[str] = []
+        self._keep_fired = keep_fired
+        self._on_entry = on_entry
+        self._keep_entries = keep_entries
         self.store = TranscriptStore()
         self._bridge: GatewayBridge | None = None
         self._stream = any(hooks.has_callbacks(name) for name in STREAMING_HOOKS)
@@ -144,6 +159,8 @@ class ReferenceHost(ModelCalls, ToolCalls):
             platform=header.platform,
             model=header.model,
             surface=self.surface,
+            on_entry=self._on_entry,
+            keep_entries=self._keep_entries,
         )
         self.timeline = timeline
         self.recording = recording
@@ -155,7 +172,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
         transcript = SessionTranscript(lambda: self.session)
         forget_transcript = TRANSCRIPTS.add(transcript.path)
         if self.surface == "gateway":
-            self._bridge = GatewayBridge.create(self.hooks)
+            self._bridge = GatewayBridge.create(self.hooks, timeline.listen_gateway)
         try:
             if self._bridge is not None:
                 timeline.begin("startup", "", session_id=self.session.session_id)
@@ -178,23 +195,38 @@ class ReferenceHost(ModelCalls, ToolCalls):
             if self._bridge is not None:
                 self._bridge.close()
                 self._bridge = None
+        if not hasattr(self, "timeline"):
+            return
         stats = delivery_stats(self.hooks)
-        if stats is not None and hasattr(self, "timeline"):
-            self.timeline.summary.webhooks_delivered = stats.get("delivered")
-            self.timeline.summary.webhooks_failed = stats.get("failed")
+        summary = self.timeline.summary
+        if stats is not None and not summary.webhooks_captured:
+            summary.webhooks_delivered = stats.get("delivered")
+            summary.webhooks_failed = stats.get("failed")
+        self.timeline.end()  # records of the flush were filed under the last entry
 
     # -- firing helpers ----------------------------------------------------------------
 
-    def _fire(self, hook: str, payload: dict[str, Any], **step: Any) -> tuple[Any, Step]:
-        """Fire plugin hook ``hook`` through the facade inside a timeline step."""
+    def _fire(self, hook: str, payload: Payload, **step: Any) -> tuple[Any, Step]:
+        """Fire plugin hook ``hook`` through the facade inside a timeline step.
+
+        ``payload`` may be a function that builds it: with no callback registered the
+        firing is only noted (its answer is None), so a long replay builds no history
+        payload nobody reads.
+        """
         opened = self.timeline.open(Step(hook, **step))
+        if self._keep_fired:
+            self.fired.append(hook)
+        if callable(payload):
+            if hook not in _ANSWER_NEEDED and not self.hooks.has_callbacks(hook):
+                self.timeline.close(opened)
+                return None, opened
+            payload = payload()
         started = time.perf_counter()
         try:
             answer = getattr(self.hooks, hook)(**payload)
         finally:
             opened.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
             self.timeline.close(opened)
-            self.fired.append(hook)
         return answer, opened
 
     def _emit(self, event: str, context: dict[str, Any], **step: Any) -> Any:
@@ -203,12 +235,13 @@ class ReferenceHost(ModelCalls, ToolCalls):
             return None
         opened = self.timeline.open(Step(event, system="gateway", **step))
         started = time.perf_counter()
+        if self._keep_fired:
+            self.fired.append(event)
         try:
             return self._bridge.emit(event, context)
         finally:
             opened.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
             self.timeline.close(opened)
-            self.fired.append(event)
 
     @property
     def _header(self) -> Header:
@@ -388,15 +421,14 @@ class ReferenceHost(ModelCalls, ToolCalls):
                     "platform": header.platform,
                 },
             )
-        history_before = copy.deepcopy(session.history)
         context, step = self._fire(
             "pre_llm_call",
-            {
+            lambda: {
                 "session_id": session.session_id,
                 "task_id": session.session_id,
                 "turn_id": turn.turn_id,
                 "user_message": text,
-                "conversation_history": history_before,
+                "conversation_history": session.history,
                 "is_first_turn": new_session,
                 "model": header.model,
                 "platform": header.platform,
@@ -410,7 +442,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             message["api_content"] = f"{text}\n\n{context}"  # D-31: appended, content clean
             step.outcome = f"context appended ({len(context)} characters)"
             summary.context_injected += 1
-        session.history.append(message)
+        session.append(message)
 
         final, exit_reason, interrupted, failed = self._loop(exchange, turn)
 
@@ -428,19 +460,19 @@ class ReferenceHost(ModelCalls, ToolCalls):
                 step.outcome, step.notable = "response replaced", True
                 summary.responses_transformed += 1
                 final = replaced
-                for message in reversed(session.history):  # D-33: the delivered text
-                    if message["role"] == "assistant":
-                        message["content"] = final
+                for index in range(len(session.history) - 1, -1, -1):
+                    if session.history[index]["role"] == "assistant":  # D-33: delivered
+                        session.set_content(index, final)
                         break
             self._fire(
                 "post_llm_call",
-                {
+                lambda: {
                     "session_id": session.session_id,
                     "task_id": session.session_id,
                     "turn_id": turn.turn_id,
                     "user_message": text,
                     "assistant_response": final,
-                    "conversation_history": copy.deepcopy(session.history),
+                    "conversation_history": session.history,
                     "model": header.model,
                     "platform": header.platform,
                 },
@@ -507,7 +539,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             nudge = self._verify(answer.text, turn, nudges)
             if nudge is not None:
                 nudges += 1
-                self.session.history.append({"role": "user", "content": nudge})
+                self.session.append({"role": "user", "content": nudge})
                 if not last:
                     continue
                 entry.notes.append(

@@ -80,31 +80,35 @@ def tool_execution(
 
 
 def llm_request(
-    host: HostParts, request: dict[str, Any], group: str
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The effective provider request and the trace of the rewrites."""
+    host: HostParts, request: Callable[[], dict[str, Any]], group: str
+) -> tuple[Callable[[], dict[str, Any]], list[dict[str, Any]]]:
+    """The effective provider request (built only when something reads it) and the
+    trace of the rewrites."""
     middleware = host.hooks.middleware
     if not middleware.has("llm_request"):
         return request, []
     step = host.timeline.open(Step("llm_request", system="middleware", group=group))
     try:
-        result = middleware.apply_llm_request(request)
+        result = middleware.apply_llm_request(request())
     finally:
         host.timeline.close(step)
     if result.changed:
         step.notable = True
         step.outcome = f"request rewritten by {_trace_text(result.trace)}"
-    return result.payload, result.trace
+    rewritten = result.payload
+    return (lambda: rewritten), result.trace
 
 
-def llm_execution(host: HostParts, request: dict[str, Any], answer: Any, group: str) -> None:
+def llm_execution(
+    host: HostParts, request: Callable[[], dict[str, Any]], answer: Any, group: str
+) -> None:
     """Pass the recorded answer through the LLM execution middleware."""
     middleware = host.hooks.middleware
     if not middleware.has(LLM_EXECUTION):
         return
     step = host.timeline.open(Step(LLM_EXECUTION, system="middleware", group=group, notable=True))
     try:
-        returned = middleware.run_llm_execution(request, lambda _request: answer)
+        returned = middleware.run_llm_execution(request(), lambda _request: answer)
     finally:
         host.timeline.close(step)
     step.outcome = "model call wrapped"

@@ -8,8 +8,6 @@ one job; :class:`ModelHost` names what it uses of the host.
 
 from __future__ import annotations
 
-import copy
-import json
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,12 +15,12 @@ from hermes_hooks.host import middleware_steps
 from hermes_hooks.host.payloads import (
     assistant_message,
     builtin_classification,
-    request_messages,
     sanitise,
 )
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.host.loop import Payload
     from hermes_hooks.host.recording import AssistantLine, Header
     from hermes_hooks.host.state import SessionState, TurnState
     from hermes_hooks.host.timeline import Step, Timeline
@@ -38,7 +36,7 @@ class ModelHost(Protocol):
     session: SessionState
     _stream: bool
 
-    def _fire(self, hook: str, payload: dict[str, Any], **step: Any) -> tuple[Any, Step]: ...
+    def _fire(self, hook: str, payload: Payload, **step: Any) -> tuple[Any, Step]: ...
 
     @property
     def _header(self) -> Header: ...
@@ -57,17 +55,20 @@ class ModelCalls:
         session = self.session
         turn.api_calls += 1
         turn.api_request_id = f"{turn.turn_id}:api-{turn.api_calls}"
-        sent = request_messages(session.history)
+        sent = session.sent
         started = time.time()
-        request = sanitise(
-            {
-                "model": header.model,
-                "messages": sent,
+        streaming = self._stream or answer.stream
+
+        def request() -> dict[str, Any]:
+            # The sanitised messages are kept up to date by the session (D-37).
+            return {
+                "model": sanitise(header.model),
+                "messages": session.sanitised,
                 "max_tokens": header.max_tokens,
-                "tools": list(header.tools),
-                "stream": self._stream or answer.stream,
+                "tools": sanitise(list(header.tools)),
+                "stream": streaming,
             }
-        )
+
         common = {
             "task_id": session.session_id,
             "turn_id": turn.turn_id,
@@ -80,15 +81,15 @@ class ModelCalls:
             "api_mode": header.api_mode,
             "api_call_count": turn.api_calls,
         }
-        char_count = len(json.dumps(sent, ensure_ascii=False))
+        char_count = session.request_chars
         group = f"model call {turn.api_calls} (iteration {turn.iteration})"
         request, trace = middleware_steps.llm_request(self, request, group)
         self._fire(
             "pre_api_request",
-            {
+            lambda: {
                 **common,
                 "user_message": turn.user_message,
-                "conversation_history": copy.deepcopy(session.history),
+                "conversation_history": session.history,
                 "retry_count": turn.retries,
                 "request_messages": sent,
                 "message_count": len(sent),
@@ -98,12 +99,11 @@ class ModelCalls:
                 "max_tokens": header.max_tokens,
                 "started_at": started,
                 "middleware_trace": list(trace),
-                "request": request,
+                "request": request(),
             },
             group=group,
         )
         middleware_steps.llm_execution(self, request, answer, group)
-        streaming = self._stream or answer.stream
         if streaming:
             self._stream_hooks(answer, turn, group)
         ended = time.time()
@@ -112,20 +112,21 @@ class ModelCalls:
         if error is not None:
             self.timeline.summary.api_errors += 1
             reason, retryable = builtin_classification(error)
+            retry_count = turn.retries
             _, step = self._fire(
                 "api_request_error",
-                {
+                lambda: {
                     **common,
                     "api_duration": duration,
                     "started_at": started,
                     "ended_at": ended,
                     "status_code": error.status_code,
-                    "retry_count": turn.retries,
+                    "retry_count": retry_count,
                     "max_retries": header.max_retries,
                     "retryable": retryable,
                     "reason": reason,
                     "error": error.message,
-                    "request": request,
+                    "request": request(),
                 },
                 group=group,
                 notable=True,
@@ -156,7 +157,7 @@ class ModelCalls:
         message = assistant_message(answer)
         self._fire(
             "post_api_request",
-            {
+            lambda: {
                 **common,
                 "api_duration": duration,
                 "started_at": started,
@@ -175,7 +176,7 @@ class ModelCalls:
             },
             group=group,
         )
-        self.session.history.append(message)
+        self.session.append(message)
         if answer.text and answer.tool_calls:
             self._fire(
                 "on_interim_message",

@@ -18,8 +18,8 @@ __all__ = [
     "assistant_message",
     "builtin_classification",
     "cap_output",
-    "request_messages",
     "sanitise",
+    "sent_message",
     "terminal_result",
 ]
 
@@ -54,15 +54,12 @@ def sanitise(value: Any) -> Any:
     return _SECRETS.sub(_MASK, str(value))
 
 
-def request_messages(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The messages sent to the provider: ``api_content`` (the user text plus injected
-    context, D-31) replaces the clean ``content`` of the stored user message."""
-    sent = []
-    for message in history:
-        copy = {k: v for k, v in message.items() if k != "api_content"}
-        if "api_content" in message:
-            copy["content"] = message["api_content"]
-        sent.append(copy)
+def sent_message(message: dict[str, Any]) -> dict[str, Any]:
+    """One message as the provider receives it: ``api_content`` (the user text plus
+    injected context, D-31) replaces the clean ``content`` of the stored message."""
+    sent = {k: v for k, v in message.items() if k != "api_content"}
+    if "api_content" in message:
+        sent["content"] = message["api_content"]
     return sent
 
 

@@ -23,11 +23,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from hermes_hooks.errors import RecordingError
+from hermes_hooks.host.recording_lines import read_line
+from hermes_hooks.host.recording_writer import RECORDING_VERSION, RecordingWriter
 
 __all__ = [
     "LINE_TYPES",
@@ -45,13 +47,14 @@ __all__ = [
     "ToolCall",
     "ToolResultLine",
     "UserLine",
+    "iter_recording",
     "load_recording",
+    "open_recording",
     "parse_recording",
+    "scan_recording",
     "slash_command",
 ]
 
-#: The format version this module reads and writes.
-RECORDING_VERSION = 1
 
 #: Every line type of version 1, in the order the docs present them.
 LINE_TYPES = ("header", "user", "assistant", "tool_result", "subagent", "interrupt")
@@ -220,11 +223,16 @@ class Exchange:
 
 @dataclass
 class Recording:
-    """A parsed, validated recording."""
+    """A validated recording.
+
+    ``exchanges`` is a list for :func:`parse_recording` and :func:`load_recording`;
+    :func:`open_recording` gives a re-readable stream instead, so a long recording is
+    never held in memory whole.
+    """
 
     path: str
     header: Header
-    exchanges: list[Exchange]
+    exchanges: Iterable[Exchange]
 
     @property
     def tool_call_count(self) -> int:
@@ -462,14 +470,13 @@ def _subagent(line: _Line) -> SubagentLine:
 class _Builder:
     """Assembles lines into exchanges and checks the order rules."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, check_ids: bool = True) -> None:
         self.path = path
-        self.exchanges: list[Exchange] = []
+        self.exchange: Exchange | None = None  # the one being assembled
         self.call_ids: dict[str, int] = {}  # every tool call id -> its line
-
-    @property
-    def exchange(self) -> Exchange | None:
-        return self.exchanges[-1] if self.exchanges else None
+        # The only state that grows with the file; a second pass over a validated
+        # file (a replay) skips it, so replaying runs in constant memory.
+        self.check_ids = check_ids
 
     def pending(self) -> tuple[ModelStep, list[ToolCall]] | None:
         """The last model step and its calls that have no result yet."""
@@ -490,7 +497,8 @@ class _Builder:
                 "tool_result before this line; add one, or an interrupt line"
             )
 
-    def add(self, line: _Line) -> None:
+    def add(self, line: _Line) -> Exchange | None:
+        """Take one line; return the exchange a user line just completed, if any."""
         kind = line.type
         exchange = self.exchange
         if kind == "user":
@@ -500,8 +508,8 @@ class _Builder:
                 line=line.number,
                 message_id=line.string("message_id"),
             )
-            self.exchanges.append(Exchange(user))
-            return
+            done, self.exchange = exchange, Exchange(user)
+            return done
         if exchange is None:
             raise line.fail(f"{kind} line before the first user line")
         if exchange.interrupt is not None:
@@ -512,7 +520,7 @@ class _Builder:
         if kind == "interrupt":
             issuer = line.string("issuer") or "user"
             exchange.interrupt = Interrupt(line.number, issuer)
-            return
+            return None
         command = exchange.command
         if command is not None:
             raise line.fail(
@@ -522,14 +530,14 @@ class _Builder:
         if kind == "assistant":
             self.close_step(line)
             assistant = _assistant(line)
-            for call in assistant.tool_calls:
+            for call in assistant.tool_calls if self.check_ids else ():
                 if call.id in self.call_ids:
                     raise line.fail(
                         f"tool call id '{call.id}' is already used on line {self.call_ids[call.id]}"
                     )
                 self.call_ids[call.id] = line.number
             exchange.steps.append(ModelStep(assistant))
-            return
+            return None
         found = self.pending()
         parsed = _tool_result(line) if kind == "tool_result" else _subagent(line)
         call_id = parsed.tool_call_id
@@ -548,22 +556,26 @@ class _Builder:
             step.results[call_id] = parsed
         else:
             step.subagents.setdefault(call_id, []).append(parsed)
+        return None
 
 
-def parse_recording(lines: list[str] | IO[str], path: str = "<recording>") -> Recording:
-    """Parse and validate recording text; raise :class:`RecordingError` naming the line."""
+def iter_recording(
+    lines: Iterable[str], path: str = "<recording>", *, check_ids: bool = True
+) -> Iterator[Header | Exchange]:
+    """Validate recording text line by line: yield the :class:`Header`, then each
+    :class:`Exchange` as soon as the next user line (or the end) completes it.
+
+    Raises :class:`RecordingError` naming ``path:line`` at the first bad line.  Only
+    the exchange being assembled is held in memory, and the tool-call ids seen (to
+    refuse a reused one) unless ``check_ids=False``, for a file already validated.
+    """
     header: Header | None = None
-    builder = _Builder(path)
+    builder = _Builder(path, check_ids)
     number = 0
     for number, text in enumerate(lines, start=1):
         if not text.strip():
             continue
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordingError(
-                f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})"
-            ) from None
+        data = read_line(path, number, text)
         if not isinstance(data, dict):
             raise RecordingError(
                 f"{path}:{number}: each line must be a JSON object, not {type(data).__name__}"
@@ -576,99 +588,85 @@ def parse_recording(lines: list[str] | IO[str], path: str = "<recording>") -> Re
             if line.type != "header":
                 raise line.fail('the first line must be the header ("type": "header")')
             header = _header(line)
+            yield header
             continue
         if line.type == "header":
             raise line.fail(f"a second header (the header is on line {header.line})")
-        builder.add(line)
+        done = builder.add(line)
+        if done is not None:
+            yield done
     if header is None:
         raise RecordingError(f"{path}:{max(number, 1)}: empty recording; it needs a header line")
-    return Recording(path=path, header=header, exchanges=builder.exchanges)
+    if builder.exchange is not None:
+        yield builder.exchange
+
+
+def parse_recording(lines: Iterable[str] | IO[str], path: str = "<recording>") -> Recording:
+    """Parse and validate recording text; raise :class:`RecordingError` naming the line."""
+    items = iter_recording(lines, path)
+    header = next(items)
+    assert isinstance(header, Header)
+    exchanges = [item for item in items if isinstance(item, Exchange)]
+    return Recording(path=path, header=header, exchanges=exchanges)
+
+
+def _file_lines(name: str) -> Iterator[str]:
+    """The lines of ``name`` (UTF-8, a BOM tolerated), read lazily; an unreadable file
+    raises :class:`RecordingError`."""
+    number = 0
+    try:
+        with open(name, encoding="utf-8-sig", newline="") as stream:
+            for text in stream:
+                number += 1
+                yield text.rstrip("\r\n")
+    except FileNotFoundError:
+        raise RecordingError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise RecordingError(f"{name}: is a directory, not a recording") from None
+    except UnicodeDecodeError as exc:
+        raise RecordingError(f"{name}:{number + 1}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise RecordingError(f"{name}: cannot read ({exc.strerror or exc})") from None
 
 
 def load_recording(path: str | os.PathLike[str]) -> Recording:
     """Read and validate the recording at ``path`` (UTF-8, a BOM is tolerated)."""
     name = os.fspath(path)
-    try:
-        text = Path(name).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise RecordingError(f"{name}: no such file") from None
-    except UnicodeDecodeError as exc:
-        raise RecordingError(f"{name}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise RecordingError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    return parse_recording(text.splitlines(), name)
+    return parse_recording(_file_lines(name), name)
 
 
-# -- writing -------------------------------------------------------------------------------
+def scan_recording(path: str | os.PathLike[str]) -> tuple[Header, int]:
+    """Validate the whole file at ``path`` without keeping it: its header and how many
+    exchanges it holds.  Raises :class:`RecordingError` at the first bad line."""
+    name = os.fspath(path)
+    items = iter_recording(_file_lines(name), name)
+    header = next(items)
+    assert isinstance(header, Header)
+    return header, sum(1 for _ in items)
 
 
-def _compact(data: dict[str, Any]) -> dict[str, Any]:
-    """Drop optional keys that hold nothing, so recordings stay short."""
-    return {k: v for k, v in data.items() if v is not None and v != () and v != []}
+class _Reread:
+    """The exchanges of a validated file, read again from disk on each iteration."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __iter__(self) -> Iterator[Exchange]:
+        items = iter_recording(_file_lines(self.name), self.name, check_ids=False)
+        next(items)
+        for item in items:
+            assert isinstance(item, Exchange)
+            yield item
 
 
-class RecordingWriter:
-    """Write recording lines to a text stream, one JSON object per line.
+def open_recording(path: str | os.PathLike[str], header: Header | None = None) -> Recording:
+    """A :class:`Recording` of the file at ``path`` whose exchanges are streamed from
+    the file, for replaying long recordings in constant memory.
 
-    The caller writes the header first; the writer does not buffer or reorder.
+    The whole file is validated first (before anything runs), unless ``header`` is
+    given: then the caller has already validated it with :func:`scan_recording`.
     """
-
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
-
-    def write(self, data: dict[str, Any]) -> None:
-        """Write one line (``data`` must carry ``type``) and flush it."""
-        self._stream.write(json.dumps(data, ensure_ascii=False) + "\n")
-        self._stream.flush()
-
-    def header(self, session_id: str, platform: str, model: str, **optional: Any) -> None:
-        """The header line (``provider``, ``cwd``, ``user_id``, ... as keywords)."""
-        self.write(
-            _compact(
-                {
-                    "type": "header",
-                    "version": RECORDING_VERSION,
-                    "session_id": session_id,
-                    "platform": platform,
-                    "model": model,
-                    **optional,
-                }
-            )
-        )
-
-    def user(self, text: str) -> None:
-        """A user message or slash command."""
-        self.write({"type": "user", "text": text})
-
-    def assistant(
-        self,
-        text: str = "",
-        tool_calls: list[dict[str, Any]] | None = None,
-        **optional: Any,
-    ) -> None:
-        """A provider response; ``tool_calls`` are ``{"id", "name", "arguments"}``."""
-        data: dict[str, Any] = {"type": "assistant"}
-        if text:
-            data["text"] = text
-        if tool_calls:
-            data["tool_calls"] = tool_calls
-        self.write({**data, **_compact(optional)})
-
-    def error(self, message: str, status_code: int | None = None, **optional: Any) -> None:
-        """A failed provider attempt."""
-        error = _compact({"message": message, "status_code": status_code, **optional})
-        self.write({"type": "assistant", "error": error})
-
-    def tool_result(self, tool_call_id: str, **fields: Any) -> None:
-        """A tool result (``content``, ``status``, ``error``, ``output``, ...)."""
-        self.write({"type": "tool_result", "tool_call_id": tool_call_id, **_compact(fields)})
-
-    def subagent(self, tool_call_id: str, goal: str, **fields: Any) -> None:
-        """One child of a ``delegate_task`` call."""
-        self.write(
-            {"type": "subagent", "tool_call_id": tool_call_id, "goal": goal, **_compact(fields)}
-        )
-
-    def interrupt(self, issuer: str = "user") -> None:
-        """The turn was interrupted here."""
-        self.write({"type": "interrupt", "issuer": issuer})
+    name = os.fspath(path)
+    if header is None:
+        header, _ = scan_recording(name)
+    return Recording(path=name, header=header, exchanges=_Reread(name))

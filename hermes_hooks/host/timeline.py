@@ -1,9 +1,13 @@
 """What a replay saw: a timeline of steps with the decision records of each, and a summary.
 
 The reference host opens a :class:`Step` around every hook firing and gateway emission;
-the :class:`Timeline` is subscribed to the dispatcher's decision records and files each
-record under the step that was open when the callback ran.  Records that arrive from
-other threads (gateway lanes, background deliveries) go to :attr:`Timeline.background`.
+the :class:`Timeline` is subscribed to the dispatcher's decision records (and to the
+gateway emitter's call records) and files each record under the step that was open
+when the callback ran.  Records that arrive from other threads while no matching step
+is open (streaming lanes, late deliveries) go to the ``background`` of the entry being
+built, so they stay under their turn.  Captured webhook deliveries are filed the same
+way.  Entries are numbered with a counter; a finished entry can be handed to a sink
+at once and forgotten, so a long replay prints as it goes in constant memory.
 Rendering (text and JSON) lives here too, so the CLI only presents.
 """
 
@@ -11,12 +15,24 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from hermes_hooks.types import DecisionRecord
 
-__all__ = ["CallbackRun", "Entry", "Step", "Summary", "Timeline", "render_text"]
+__all__ = [
+    "CallbackRun",
+    "CapturedWebhook",
+    "Entry",
+    "Step",
+    "Summary",
+    "Timeline",
+    "background_lines",
+    "entry_lines",
+    "heading_lines",
+    "render_text",
+]
 
 
 _UNNUMBERED = frozenset({"startup", "shutdown"})
@@ -47,6 +63,17 @@ class CallbackRun:
 
 
 @dataclass
+class CapturedWebhook:
+    """One signed webhook delivery the replay built and kept instead of sending."""
+
+    target: str
+    url: str
+    event: str
+    body_bytes: int
+    signature: str  # the scheme ("github", "standard", "github+standard") or "unsigned"
+
+
+@dataclass
 class Step:
     """One firing: a plugin hook (``system="plugin"``), a gateway event or a middleware
     pass (``system="middleware"``)."""
@@ -59,6 +86,7 @@ class Step:
     notable: bool = False  # shown even without callbacks (blocks, errors, nudges)
     runs: list[CallbackRun] = field(default_factory=list)
     duration_ms: float = 0.0
+    webhooks: list[CapturedWebhook] = field(default_factory=list)
 
 
 @dataclass
@@ -74,6 +102,8 @@ class Entry:
     response: str | None = None
     exit_reason: str | None = None
     notes: list[str] = field(default_factory=list)
+    background: list[CallbackRun] = field(default_factory=list)
+    webhooks: list[CapturedWebhook] = field(default_factory=list)
 
 
 @dataclass
@@ -94,6 +124,8 @@ class Summary:
     responses_transformed: int = 0
     api_errors: int = 0
     webhooks_queued: int = 0
+    #: Deliveries built and signed but not sent (the default of ``replay``).
+    webhooks_captured: int = 0
     #: None = unknown (no outbound adapter reported delivery counts).
     webhooks_delivered: int | None = None
     webhooks_failed: int | None = None
@@ -118,10 +150,23 @@ class Summary:
 
 
 class Timeline:
-    """The replay of one recording, built while the host runs."""
+    """The replay of one recording, built while the host runs.
+
+    ``on_entry`` receives each entry once it is finished (the next one began, or
+    :meth:`end` was called); with ``keep_entries=False`` it is then dropped from
+    :attr:`entries`.
+    """
 
     def __init__(
-        self, source: str, *, session_id: str, platform: str, model: str, surface: str
+        self,
+        source: str,
+        *,
+        session_id: str,
+        platform: str,
+        model: str,
+        surface: str,
+        on_entry: Callable[[Entry], None] | None = None,
+        keep_entries: bool = True,
     ) -> None:
         self.source = source
         self.session_id = session_id
@@ -129,11 +174,15 @@ class Timeline:
         self.model = model
         self.surface = surface
         self.entries: list[Entry] = []
-        self.background: list[CallbackRun] = []
+        self.background: list[CallbackRun] = []  # records that came before any entry
         self.summary = Summary()
         self._lock = threading.Lock()
         self._open: Step | None = None
         self._thread: int | None = None
+        self._current: Entry | None = None
+        self._numbered = 0
+        self._on_entry = on_entry
+        self._keep = keep_entries
 
     # -- building ----------------------------------------------------------------------
 
@@ -145,22 +194,37 @@ class Timeline:
         """
         index = 0
         if kind not in _UNNUMBERED:
-            index = 1 + sum(e.kind not in _UNNUMBERED for e in self.entries)
+            self._numbered += 1
+            index = self._numbered
         entry = Entry(index, session_id, kind, text, line)
-        self.entries.append(entry)
+        with self._lock:
+            previous, self._current = self._current, entry
+        if self._keep:
+            self.entries.append(entry)
+        if previous is not None and self._on_entry is not None:
+            self._on_entry(previous)
         return entry
+
+    def end(self) -> None:
+        """The replay is over: hand the last entry to the sink (once)."""
+        with self._lock:
+            last, self._current = self._current, None
+        if last is not None and self._on_entry is not None:
+            self._on_entry(last)
 
     @property
     def entry(self) -> Entry:
         """The entry being built (a ``startup`` entry is created on demand)."""
-        if not self.entries:
+        current = self._current
+        if current is None:
             return self.begin("startup", "", session_id=self.session_id)
-        return self.entries[-1]
+        return current
 
     def open(self, step: Step) -> Step:
         """Make ``step`` the one records of this thread go to."""
+        entry = self.entry
         with self._lock:
-            self.entry.steps.append(step)
+            entry.steps.append(step)
             self._open = step
             self._thread = threading.get_ident()
         return step
@@ -171,22 +235,55 @@ class Timeline:
             if self._open is step:
                 self._open = None
 
+    def _file(self, run: CallbackRun) -> None:
+        """File ``run`` under the open step that fired it, else its entry's background
+        (the lock is held)."""
+        step = self._open
+        # Gateway handlers run on the bridge's loop thread while the host waits for
+        # the emission, so a gateway step takes matching records from any thread.
+        if (
+            step is not None
+            and step.hook == run.hook
+            and (step.system == "gateway" or self._thread == threading.get_ident())
+        ):
+            step.runs.append(run)
+        elif self._current is not None:
+            self._current.background.append(run)
+        else:
+            self.background.append(run)
+        self._count(run)
+
     def listen(self, record: DecisionRecord) -> None:
         """The decision-record subscriber: file the record and count it."""
         run = CallbackRun.from_record(record)
         with self._lock:
+            self._file(run)
+
+    def listen_gateway(self, record: Any) -> None:
+        """The gateway emitter's call-record subscriber: a handler run, filed and
+        counted like a callback run (``ok`` is shown as ``ok``; a failure counts as
+        an error, a timeout as a timeout, a dropped event as skipped)."""
+        verdict = {"ok": "ok", "dropped": "skipped"}.get(record.outcome, record.outcome)
+        run = CallbackRun(
+            hook=record.event,
+            callback=record.hook,
+            source="gateway",
+            verdict=verdict,
+            reason=record.detail or None,
+            duration_ms=round(float(getattr(record, "duration", 0.0) or 0.0) * 1000.0, 3),
+        )
+        with self._lock:
+            self._file(run)
+
+    def capture(self, webhook: CapturedWebhook) -> None:
+        """File a captured webhook delivery under the step whose callback built it."""
+        with self._lock:
             step = self._open
-            # Gateway handlers run on the bridge's loop thread while the host waits for
-            # the emission, so a gateway step takes matching records from any thread.
-            if (
-                step is not None
-                and step.hook == record.hook
-                and (step.system == "gateway" or self._thread == threading.get_ident())
-            ):
-                step.runs.append(run)
-            else:
-                self.background.append(run)
-            self._count(run)
+            if step is not None and step.hook == webhook.event:
+                step.webhooks.append(webhook)
+            elif self._current is not None:
+                self._current.webhooks.append(webhook)
+            self.summary.webhooks_captured += 1
 
     def _count(self, run: CallbackRun) -> None:
         summary = self.summary
@@ -242,15 +339,28 @@ def _step_lines(step: Step, indent: str) -> list[str]:
     if step.outcome:
         head += f"  → {step.outcome}"
     lines = [head]
-    for run in step.runs:
-        line = f"{indent}    {run.source:<7} {run.callback}  {run.verdict}  {_ms(run.duration_ms)}"
-        if run.reason and run.verdict != "none":
-            line += f"  {_short(run.reason, 60)!r}"
-        lines.append(line)
+    lines.extend(_run_line(run, f"{indent}    ") for run in step.runs)
+    lines.extend(_webhook_line(hook, f"{indent}    ") for hook in step.webhooks)
     return lines
 
 
-def _entry_lines(entry: Entry, all_steps: bool) -> list[str]:
+def _run_line(run: CallbackRun, indent: str, hook: bool = False) -> str:
+    name = f"{run.hook} {run.callback}" if hook else run.callback
+    line = f"{indent}{run.source:<7} {name}  {run.verdict}  {_ms(run.duration_ms)}"
+    if run.reason and run.verdict not in ("none", "ok"):
+        line += f"  {_short(run.reason, 60)!r}"
+    return line
+
+
+def _webhook_line(hook: CapturedWebhook, indent: str) -> str:
+    return (
+        f"{indent}captured webhook {hook.target} → {hook.url}  {hook.event}, "
+        f"{hook.body_bytes} bytes, signature {hook.signature} (not sent)"
+    )
+
+
+def entry_lines(entry: Entry, all_steps: bool = False) -> list[str]:
+    """The readable lines of one entry (a turn, command, start-up or shutdown)."""
     title = {
         "turn": "Turn",
         "command": "Command",
@@ -276,6 +386,10 @@ def _entry_lines(entry: Entry, all_steps: bool) -> list[str]:
         lines.extend(_step_lines(step, "    " if group else "  "))
     if hidden:
         lines.append(f"  ({hidden} firing(s) with no callbacks not shown; --all-steps shows them)")
+    if entry.background or entry.webhooks:
+        lines.append("  background (outside a host step, during this entry)")
+        lines.extend(_run_line(run, "    ", hook=True) for run in entry.background)
+        lines.extend(_webhook_line(hook, "    ") for hook in entry.webhooks)
     lines.extend(f"  note: {note}" for note in entry.notes)
     if entry.kind == "turn":
         outcome = entry.exit_reason or "?"
@@ -290,6 +404,9 @@ def summary_lines(summary: Summary) -> list[str]:
     """The summary block of the text output."""
     delivered = "unknown" if summary.webhooks_delivered is None else str(summary.webhooks_delivered)
     failed = "" if summary.webhooks_failed is None else f", {summary.webhooks_failed} failed"
+    fate = f"delivered {delivered}{failed}"
+    if summary.webhooks_captured:
+        fate = f"captured {summary.webhooks_captured}, not sent; --live-webhooks sends them"
     by = ", ".join(f"{k} {v}" for k, v in sorted(summary.blocks_by_source.items()))
     return [
         "Summary",
@@ -304,28 +421,42 @@ def summary_lines(summary: Summary) -> list[str]:
         f"  (terminal outputs {summary.terminal_outputs_transformed},"
         f" responses {summary.responses_transformed})",
         f"  api errors             {summary.api_errors}",
-        f"  webhooks queued        {summary.webhooks_queued}  (delivered {delivered}{failed})",
+        f"  webhooks queued        {summary.webhooks_queued}  ({fate})",
         f"  callback errors        {summary.errors}"
         f"  (timeouts {summary.timeouts}, skipped {summary.skipped};"
         f" {summary.callbacks_run} callback runs)",
     ]
 
 
-def render_text(timeline: Timeline, *, all_steps: bool = False) -> list[str]:
-    """The readable timeline of one replay, then its summary."""
-    lines = [
-        f"Replay of {timeline.source}",
-        f"  session {timeline.session_id} · platform {timeline.platform} · model "
-        f"{timeline.model} · surface {timeline.surface}",
+def heading_lines(
+    source: str, session_id: str, platform: str, model: str, surface: str
+) -> list[str]:
+    """The first lines of a replay's text output (a blank line last)."""
+    return [
+        f"Replay of {source}",
+        f"  session {session_id} · platform {platform} · model {model} · surface {surface}",
         "",
     ]
+
+
+def background_lines(runs: list[CallbackRun]) -> list[str]:
+    """The block of callback runs that came before the first entry, if any."""
+    if not runs:
+        return []
+    return [
+        "Background (callbacks that ran outside a host step):",
+        *(_run_line(run, "    ", hook=True) for run in runs),
+        "",
+    ]
+
+
+def render_text(timeline: Timeline, *, all_steps: bool = False) -> list[str]:
+    """The readable timeline of one replay, then its summary."""
+    t = timeline
+    lines = heading_lines(t.source, t.session_id, t.platform, t.model, t.surface)
     for entry in timeline.entries:
-        lines.extend(_entry_lines(entry, all_steps))
+        lines.extend(entry_lines(entry, all_steps))
         lines.append("")
-    if timeline.background:
-        lines.append("Background (callbacks that ran outside a host step):")
-        for run in timeline.background:
-            lines.append(f"    {run.source:<7} {run.hook} {run.callback}  {run.verdict}")
-        lines.append("")
+    lines.extend(background_lines(timeline.background))
     lines.extend(summary_lines(timeline.summary))
     return lines

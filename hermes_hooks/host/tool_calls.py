@@ -8,7 +8,6 @@ one job; :class:`HostParts` names what it uses of the host.
 
 from __future__ import annotations
 
-import copy
 import json
 import time
 from typing import TYPE_CHECKING, Any, Protocol
@@ -98,7 +97,7 @@ class ToolCalls:
             "api_request_id": turn.api_request_id,
         }
         requested, trace = middleware_steps.tool_request(
-            self, call.name, copy.deepcopy(call.arguments), ids, group
+            self, call.name, call.arguments, ids, group
         )
         decision, pre = self._fire(
             "pre_tool_call",
@@ -128,7 +127,7 @@ class ToolCalls:
                 "post_tool_call",
                 {
                     "tool_name": call.name,
-                    "args": copy.deepcopy(args),
+                    "args": args,
                     "result": result,
                     **ids,
                     "duration_ms": 0,
@@ -140,7 +139,7 @@ class ToolCalls:
                 group=group,
             )
             post.detail = "(blocked: the tool did not run; no transform_tool_result)"
-            session.history.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            session.append({"role": "tool", "tool_call_id": call.id, "content": result})
             return
         outcome, result, duration_ms = self._run_tool(step, call, args, turn, group)
         error_type = "tool_error" if outcome.status == "error" else None
@@ -159,16 +158,16 @@ class ToolCalls:
         }
         self._fire(
             "post_tool_call",
-            {**copy.deepcopy(after), "middleware_trace": list(trace)},
+            {**after, "middleware_trace": list(trace)},
             group=group,
             detail=f"({outcome.status}, {duration_ms} ms)",
         )
-        replaced, transform = self._fire("transform_tool_result", copy.deepcopy(after), group=group)
+        replaced, transform = self._fire("transform_tool_result", dict(after), group=group)
         if replaced is not None:
             summary.results_transformed += 1
             transform.outcome, transform.notable = f"result replaced: {replaced!r}"[:120], True
             result = replaced
-        session.history.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        session.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
     def _approval(
         self: HostParts,
@@ -242,7 +241,7 @@ class ToolCalls:
                     "child_role": child.role,
                     "child_summary": child.summary,
                     "child_status": child.status,
-                    "tool_call_history": copy.deepcopy(child.tool_call_history),
+                    "tool_call_history": list(child.tool_call_history),
                     "duration_ms": child.duration_ms,
                 },
                 group=group,

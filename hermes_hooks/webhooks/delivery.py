@@ -24,6 +24,7 @@ the same with its own budget; an ``atexit`` hook covers hosts that forget to clo
 from __future__ import annotations
 
 import atexit
+import contextlib
 import email.utils
 import logging
 import random
@@ -34,11 +35,12 @@ import weakref
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from hermes_hooks._log import WarnOnce
+from hermes_hooks.webhooks.deadline import AttemptGuard
 from hermes_hooks.webhooks.wire import build_headers
 
 if TYPE_CHECKING:
@@ -154,10 +156,30 @@ def make_client(timeout: float) -> httpx.Client:
     )
 
 
-def post(client: httpx.Client, url: str, body: bytes, headers: dict[str, str]) -> Outcome:
-    """POST once and classify the answer; never raises for network trouble."""
+def post(
+    client: httpx.Client,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    guard: AttemptGuard | None = None,
+    limit: float | None = None,
+) -> Outcome:
+    """POST once and classify the answer; never raises for network trouble.
+
+    With a ``guard``, the whole attempt (connect, send, headers, body) ends after
+    ``limit`` seconds, however slowly the receiver trickles its answer.
+    """
+    extensions = {"trace": guard.trace} if guard is not None else None
+    limited = guard.limit(limit) if guard is not None and limit else contextlib.nullcontext()
+    status: int | None = None
+    location, retry_after = "", None
     try:
-        with client.stream("POST", url, content=body, headers=headers) as response:
+        with (
+            limited,
+            client.stream(
+                "POST", url, content=body, headers=headers, extensions=extensions
+            ) as response,
+        ):
             status = response.status_code
             location = response.headers.get("location", "")
             retry_after = parse_retry_after(response.headers.get("retry-after"), time.time())
@@ -167,9 +189,15 @@ def post(client: httpx.Client, url: str, body: bytes, headers: dict[str, str]) -
                 if read > _MAX_RESPONSE_BYTES:
                     break
     except httpx.TimeoutException as exc:
-        return Outcome("timeout", detail=f"timed out ({type(exc).__name__})")
+        if status is None:
+            return Outcome("timeout", detail=f"timed out ({type(exc).__name__})")
     except httpx.TransportError as exc:
-        return Outcome("connection", detail=f"{type(exc).__name__}: {exc}"[:300])
+        expired = guard is not None and guard.expired
+        if status is None and expired:  # the watchdog cut a trickling answer
+            return Outcome("timeout", detail=f"no complete answer within {limit:g} s")
+        if status is None:
+            return Outcome("connection", detail=f"{type(exc).__name__}: {exc}"[:300])
+    # From here the receiver has answered; a body cut short does not change that.
     if 200 <= status < 300:
         return Outcome("ok", status)
     if 300 <= status < 400:
@@ -231,6 +259,8 @@ class _LaneBase:
         self._stopping = False
         self._deadline: float | None = None  # monotonic; set by begin_close
         self._in_flight = False
+        #: Bounds each attempt as a whole (``timeout`` per attempt, not per read).
+        self._guard = AttemptGuard()
         _remember(self)
 
     # -- caller side
@@ -358,7 +388,7 @@ class _LaneBase:
             return self._items.popleft()
 
     def _attempt(self, client: httpx.Client, body: bytes, headers: dict[str, str]) -> Outcome:
-        outcome = post(client, self.target.url, body, headers)
+        outcome = post(client, self.target.url, body, headers, self._guard, self.target.timeout)
         self.stats.attempts += 1
         if outcome.status is not None:
             self.stats.statuses.append(outcome.status)
@@ -457,6 +487,8 @@ class DurableLane(_LaneBase):
         self._kicked = False
         self._pending_lock = threading.Lock()
         self._pending = outbox.count(target=target.label, state="pending")
+        #: Events the agent's thread found the outbox locked for; the worker stores them.
+        self._unstored: deque[Delivery] = deque()
 
     def start_if_pending(self) -> None:
         """Start the worker now if earlier processes left events for this target."""
@@ -476,15 +508,7 @@ class DurableLane(_LaneBase):
                 return self._drop(delivery.event, self._pending)
             self._pending += 1
         try:
-            self.outbox.add(
-                target=self.target.label,
-                url=self.target.url,
-                event=delivery.event,
-                delivery_id=delivery.delivery_id,
-                timestamp=delivery.timestamp,
-                body=delivery.body,
-                now=time.time(),
-            )
+            stored = self.outbox.try_add(**self._row_of(delivery))
         except sqlite3.Error as exc:
             with self._pending_lock:
                 self._pending -= 1
@@ -498,18 +522,60 @@ class DurableLane(_LaneBase):
             )
             return self._enqueue(delivery)
         with self._cond:
-            if self._stopping:
+            if stored is None:
+                # The outbox is locked (another process, or our worker waiting for it):
+                # the worker stores the event, so the agent's thread never waits.
+                self._unstored.append(delivery)
+            elif self._stopping:
                 return True  # stored; the next process delivers it
             self._kicked = True
             self._start_locked()
             self._cond.notify()
         return True
 
+    def _row_of(self, delivery: Delivery) -> dict[str, Any]:
+        return {
+            "target": self.target.label,
+            "url": self.target.url,
+            "event": delivery.event,
+            "delivery_id": delivery.delivery_id,
+            "timestamp": delivery.timestamp,
+            "body": delivery.body,
+            "now": time.time(),
+        }
+
+    def _store_unstored(self) -> None:
+        """Store the events the agent's thread could not (the outbox was locked); the
+        worker may wait for the lock.  Raises :class:`sqlite3.Error` to retry later."""
+        while True:
+            with self._cond:
+                if not self._unstored:
+                    return
+                delivery = self._unstored[0]
+            self.outbox.add(**self._row_of(delivery))
+            with self._cond:
+                self._unstored.popleft()
+
     def _base_delay(self, attempts: int) -> float:
         schedule = self.target.schedule
         return schedule[min(attempts, len(schedule)) - 1]
 
     def _work(self, client: httpx.Client) -> None:
+        try:
+            self._work_rows(client)
+        finally:
+            with self._cond:
+                lost = len(self._unstored)
+            if lost:
+                log.warning(
+                    "outbound webhook %s: %d event(s) not stored: the outbox %s stayed "
+                    "locked until shutdown",
+                    self.target.label,
+                    lost,
+                    self.outbox.path,
+                )
+
+    def _work_rows(self, client: httpx.Client) -> None:
         label = self.target.label
         self.outbox.release_stale_claims()
         self.outbox.reschedule(label, self._base_delay)
@@ -519,9 +585,10 @@ class DurableLane(_LaneBase):
             if fallback is not None:
                 self._send_memory(client, fallback)
                 continue
-            if self._past_deadline():
-                return
             try:
+                self._store_unstored()
+                if self._past_deadline():
+                    return
                 if not self._step(client, lease):
                     return
             except sqlite3.Error as exc:

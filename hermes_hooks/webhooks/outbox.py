@@ -58,6 +58,8 @@ _COLUMNS = (
     "last_attempt, next_attempt, not_before, jitter, last_error, claimed_by"
 )
 _BUSY_TIMEOUT = 2.0
+#: SQLITE_BUSY and SQLITE_LOCKED (primary result codes).
+_BUSY_CODES = (5, 6)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,15 @@ class Row:
 
 
 _HOST = socket.gethostname()
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because another connection holds a lock."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in _BUSY_CODES
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def _owner() -> str:
@@ -158,12 +169,47 @@ class Outbox:
     ) -> int:
         """Store a new pending event, due at once; return its row id."""
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO outbox (target, url, event, delivery_id, timestamp, body, "
-                "created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (target, url, event, delivery_id, timestamp, body, now, now),
-            )
-            return int(cursor.lastrowid or 0)
+            return self._insert((target, url, event, delivery_id, timestamp, body, now, now))
+
+    def try_add(
+        self,
+        *,
+        target: str,
+        url: str,
+        event: str,
+        delivery_id: str,
+        timestamp: str,
+        body: bytes,
+        now: float,
+    ) -> int | None:
+        """:meth:`add` without waiting: None when the file or this object is busy.
+
+        For the agent's thread, which must never wait on SQLite's busy timeout (another
+        process holding the write lock, or this process's worker waiting for it).
+        """
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            self._db.execute("PRAGMA busy_timeout = 0")
+            try:
+                return self._insert((target, url, event, delivery_id, timestamp, body, now, now))
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    return None
+                raise
+            finally:
+                self._db.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT * 1000)}")
+        finally:
+            self._lock.release()
+
+    def _insert(self, values: tuple[object, ...]) -> int:
+        """One new pending row (the caller holds the lock); its row id."""
+        cursor = self._db.execute(
+            "INSERT INTO outbox (target, url, event, delivery_id, timestamp, body, "
+            "created, next_attempt) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+        return int(cursor.lastrowid or 0)
 
     def claim_next(self, target: str, now: float, lease: float) -> Row | None:
         """Claim the earliest due pending row of ``target`` for this process."""

@@ -115,12 +115,27 @@ def _lower_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> di
     return {str(k).lower(): str(v) for k, v in items}
 
 
-def _secrets(secret: Secret | Sequence[Secret]) -> list[Secret]:
-    if isinstance(secret, (str, bytes)):
-        return [secret]
-    secrets = list(secret)
+def _secrets(secret: Secret | Sequence[Secret] | None) -> list[Secret]:
+    """The secrets to try, refusing a missing or empty one.
+
+    An empty key is one anybody can sign with, so a receiver handed one (an unset
+    environment variable read as ``""``, a blank entry in a rotation list) must reject
+    every delivery rather than accept forgeries.
+    """
+    if secret is None:
+        raise VerificationError("no secret given (secret is None)")
+    secrets: list[Any] = [secret] if isinstance(secret, (str, bytes)) else list(secret)
     if not secrets:
-        raise VerificationError("no secret given")
+        raise VerificationError("no secret given (the list of secrets is empty)")
+    for position, each in enumerate(secrets):
+        if not isinstance(each, (str, bytes)):
+            raise VerificationError(
+                f"secret {position} is a {type(each).__name__}, not a str or bytes"
+            )
+        if not each.strip():
+            raise VerificationError(
+                f"secret {position} is empty: an empty key accepts forged deliveries"
+            )
     return secrets
 
 
@@ -195,7 +210,7 @@ def _body_timestamp(payload: dict[str, Any]) -> int:
 def verify(
     body: bytes | str,
     headers: Mapping[str, str] | Iterable[tuple[str, str]],
-    secret: Secret | Sequence[Secret],
+    secret: Secret | Sequence[Secret] | None,
     *,
     scheme: Scheme = "auto",
     tolerance: float | None = DEFAULT_TOLERANCE,
@@ -206,11 +221,13 @@ def verify(
 
     ``body`` must be the raw request body, before any JSON parsing.  ``headers`` is any
     mapping or list of pairs (names are matched case-insensitively).  ``secret`` may be
-    a list, for rotation: any one matching is enough.  ``scheme`` ``"github"`` checks
-    ``X-Hermes-Signature-256`` and the body's ``timestamp``; ``"standard"`` checks
-    ``webhook-signature`` and ``webhook-timestamp`` (``whsec_`` secrets); ``"auto"``
-    uses the GitHub-style header when present, else the Standard one.  ``tolerance``
-    (seconds, default 300; None disables) bounds the timestamp's distance from ``now``.
+    a list, for rotation: any one matching is enough; a missing (``None``) or empty
+    secret, or an empty one in the list, is always a :class:`VerificationError`.
+    ``scheme`` ``"github"`` checks ``X-Hermes-Signature-256`` and the body's
+    ``timestamp``; ``"standard"`` checks ``webhook-signature`` and ``webhook-timestamp``
+    (``whsec_`` secrets); ``"auto"`` uses the GitHub-style header when present, else
+    the Standard one.  ``tolerance`` (seconds, default 300; None disables) bounds the
+    timestamp's distance from ``now``.
     With ``dedupe``, :attr:`Verified.duplicate` tells whether the id was seen before.
     """
     try:

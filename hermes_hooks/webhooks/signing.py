@@ -56,13 +56,17 @@ def split_secrets(value: str) -> list[str]:
 def standard_key(secret: str | bytes) -> bytes:
     """The HMAC key of a Standard Webhooks secret: base64-decode what follows ``whsec_``.
 
-    The prefix is optional, as in the published libraries.  Raises :class:`ValueError`
+    The prefix and the base64 ``=`` padding are optional, as in the published
+    libraries.  Raises :class:`ValueError`
     naming the problem when the text is not base64 or decodes to nothing.
     """
     text = secret.decode("ascii", errors="replace") if isinstance(secret, bytes) else secret
     text = text.strip()
     if text.startswith(STANDARD_PREFIX):
         text = text[len(STANDARD_PREFIX) :]
+    # Some dashboards hand secrets out without base64's trailing "=" padding; the
+    # published libraries accept those, so restore it before the strict decode.
+    text += "=" * (-len(text) % 4)
     try:
         key = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):

@@ -175,7 +175,7 @@ def test_invalid_yaml_names_the_file(
     load_gateway()
     (warning,) = messages(caplog)
     assert warning.startswith(
-        f"[hooks] Skipping broken: {hooks_dir / 'broken' / 'HOOK.yaml'} is not valid YAML ("
+        f"[hooks] Skipping broken: {hooks_dir / 'broken' / 'HOOK.yaml'}:2:1: not valid YAML ("
     )
 
 

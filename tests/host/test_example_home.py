@@ -66,16 +66,15 @@ def test_the_config_wires_all_four_systems() -> None:
     config = yaml.safe_load((HOME / "config.yaml").read_text(encoding="utf-8"))
     hooks = config["hooks"]
     assert hooks["pre_tool_call"] == [
-        {"matcher": "terminal", "command": "contrib/shell-hooks/block-rm-rf.sh", "timeout": 5}
+        {"matcher": "terminal", "command": "agent-hooks/block-rm-rf.sh", "timeout": 5}
     ]
-    assert hooks["pre_llm_call"] == [
-        {"command": "contrib/shell-hooks/inject-git-status.sh", "timeout": 10}
-    ]
+    assert hooks["pre_llm_call"] == [{"command": "agent-hooks/inject-git-status.sh", "timeout": 10}]
     for entry in (*hooks["pre_tool_call"], *hooks["pre_llm_call"]):
-        script = REPO / entry["command"]
+        script = HOME / entry["command"]  # relative paths resolve against the home
         assert script.is_file() and os.access(script, os.X_OK)
     (target,) = hooks["outbound"]
-    assert target["url"].startswith("http://127.0.0.1:")
+    assert target["url"] == "https://ci.example.com/hermes-events"  # replay captures it
+    assert target["secret"] == "example-signing-secret"
     assert target["events"] == ["on_session_end", "subagent_stop"]
     hook = yaml.safe_load(
         (HOME / "hooks" / "command-logger" / "HOOK.yaml").read_text(encoding="utf-8")
@@ -94,3 +93,11 @@ def test_the_example_gateway_hook_is_the_contrib_one() -> None:
     for path in contrib.iterdir():
         if path.is_file():
             assert (example / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_the_example_shell_scripts_are_the_contrib_ones() -> None:
+    for name in ("block-rm-rf.sh", "inject-git-status.sh"):
+        example = HOME / "agent-hooks" / name
+        contrib = REPO / "contrib" / "shell-hooks" / name
+        assert example.read_bytes() == contrib.read_bytes(), name
+        assert os.access(example, os.X_OK), name

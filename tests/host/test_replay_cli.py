@@ -2,7 +2,8 @@
 
 These tests use the installed contrib plugins (audit-log, secret-redaction, ...: tox
 installs them) through their entry points, as the README's main command does.  The
-example home is copied to a temporary directory so its logs land there.
+example home is copied to a temporary directory; tests that look at what the hooks
+wrote into the home pass ``--in-place`` (a default replay works on its own copy).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ QUICKSTART = str(RECORDINGS / "quickstart.jsonl")
 DANGEROUS = str(RECORDINGS / "dangerous-commands.jsonl")
 LONG = str(RECORDINGS / "long-session.jsonl")
 SECRET = "sk-Zq7XbVn4Lp2RtY8wKm3JhG6dFs9Ac1Ue5Oi0"
+BOOM = "post_llm_call plugin callback boom raised ValueError: nope"
+DC2 = '{"command": "sudo rm -rf / --no-preserve-root"}'
 
 BLOCKER = """
 import re
@@ -70,7 +73,7 @@ def audit_lines(home: Path) -> list[dict[str, Any]]:
 
 
 def test_quickstart_replays_on_the_example_home(example_home: Path, capsys: Any) -> None:
-    code, out, _ = replay(capsys, "--home", str(example_home), QUICKSTART)
+    code, out, _ = replay(capsys, "--home", str(example_home), "--in-place", QUICKSTART)
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"Replay of {QUICKSTART}"
@@ -98,15 +101,21 @@ def test_quickstart_replays_on_the_example_home(example_home: Path, capsys: Any)
 def test_dangerous_commands_are_blocked_audited_and_redacted(
     example_home: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(REPO)  # the example home's shell-hook commands are repo-relative
+    monkeypatch.chdir(example_home.parent)  # relative commands resolve against the home
     code, out, _ = replay(
         capsys, "--home", str(example_home), "--accept-hooks", "--json", "--fail-on", "block",
-        DANGEROUS,
+        "--in-place", DANGEROUS,
     )  # fmt: skip
     assert code == 1
     data = json.loads(out)
     assert data["failed_on"] == ["block"]
     (run,) = data["replays"]
+    hook = "shell hooks.pre_tool_call[0] agent-hooks/block-rm-rf.sh"
+    assert [(f["kind"], f["where"], f["callback"]) for f in run["failures"]] == [
+        ("block", 'turn 1 (line 2), tool terminal dc-1 {"command": "rm -rf /"}', hook),
+        ("block", f"turn 1 (line 2), tool terminal dc-2 {DC2}", hook),
+        ("block", 'turn 3 (line 15), tool terminal dc-6 {"command": "cd / && rm -rf /*"}', hook),
+    ]
     outcomes = {}
     for entry in run["entries"]:
         for step in entry["steps"]:
@@ -169,21 +178,30 @@ def test_without_consent_the_shell_gate_does_not_run(
     assert code == 0
     assert json.loads(out)["summary"]["calls_blocked"] == 0
     assert (
-        "shell hook for pre_tool_call (contrib/shell-hooks/block-rm-rf.sh) not allowlisted — "
+        "shell hook for pre_tool_call (agent-hooks/block-rm-rf.sh) not allowlisted — "
         "skipped. Use --accept-hooks / HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or "
         "approve at the TTY prompt next run."
     ) in caplog.text
 
 
-def test_webhooks_are_counted_from_the_outbound_lanes(
-    example_home: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(REPO)
+def test_webhooks_are_captured_and_shown_not_sent(example_home: Path, capsys: Any) -> None:
     code, out, _ = replay(capsys, "--home", str(example_home), "--json", QUICKSTART)
-    summary = json.loads(out)["summary"]
+    data = json.loads(out)
+    summary = data["summary"]
     assert code == 0
-    # ci-notify gets on_session_end twice; nothing listens on its port, so none arrive.
-    assert (summary["webhooks_queued"], summary["webhooks_delivered"]) == (2, 0)
+    # ci-notify gets on_session_end twice: built, signed, shown, not sent.
+    assert (summary["webhooks_queued"], summary["webhooks_captured"]) == (2, 2)
+    assert summary["webhooks_delivered"] is None
+    captured = [
+        webhook
+        for entry in data["replays"][0]["entries"]
+        for step in entry["steps"]
+        for webhook in step["webhooks"]
+    ]
+    assert [(w["target"], w["url"], w["event"], w["signature"]) for w in captured] == [
+        ("ci-notify", "https://ci.example.com/hermes-events", "on_session_end", "github")
+    ] * 2
+    assert all(w["body_bytes"] > 200 for w in captured)
 
 
 def test_without_fail_on_a_blocking_replay_exits_zero(example_home: Path, capsys: Any) -> None:
@@ -204,7 +222,11 @@ def test_fail_on_error_gates_on_callback_errors(home: Path, capsys: Any) -> None
     code, out, _ = replay(capsys, "--home", str(home), "--fail-on", "error", QUICKSTART)
     assert code == 1
     assert "  callback errors        2" in "\n".join(out.splitlines())
-    assert out.splitlines()[-1] == "replay failed: --fail-on error"
+    assert out.splitlines()[-3:] == [
+        "replay failed: --fail-on error",
+        f"  {QUICKSTART}: turn 1 (line 2): post_llm_call python broken:boom: {BOOM}",
+        f"  {QUICKSTART}: turn 3 (line 7): post_llm_call python broken:boom: {BOOM}",
+    ]
     code, _, _ = replay(capsys, "--home", str(home), "--fail-on", "block", QUICKSTART)
     assert code == 0
 

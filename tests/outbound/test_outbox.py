@@ -448,3 +448,26 @@ def test_an_unusable_outbox_falls_back_to_best_effort(
     assert any(
         m.startswith("outbound webhooks: cannot open the outbox in ") for m in warnings(caplog)
     )
+
+
+def test_a_locked_outbox_never_holds_the_agents_thread(
+    env: OutboundEnv, home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint = env.endpoint()
+    hooks = env.load(durable(endpoint.url, timeout="30"))
+    locker = sqlite3.connect(str(home / OUTBOX_FILE), isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")  # another process writing, for as long as it likes
+    try:
+        for n in range(3):
+            hooks.on_session_end(session_id=f"s{n}")
+        # The agent's thread neither waited for the lock nor gave up on durability
+        # (before, each firing sat out SQLite's busy timeout, then delivered without
+        # the outbox with this warning).
+        assert not [m for m in warnings(caplog) if "cannot write the outbox" in m]
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    requests = endpoint.wait_requests(3)
+    assert sorted(json.loads(r.body)["session_id"] for r in requests) == ["s0", "s1", "s2"]
+    hooks.close(5.0)
+    assert rows(home) == []  # stored by the worker once the lock went, then delivered

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
+
+from hypothesis import strategies as st
 
 FULL = os.environ.get("HERMES_ROBUST_SCALE", "small") == "full"
 
@@ -60,3 +64,32 @@ def capture_logs(names: Iterable[str] = ("hermes_hooks", "gateway.hooks")) -> It
         for logger, level in zip(loggers, levels, strict=True):
             logger.removeHandler(handler)
             logger.setLevel(level)
+
+
+# -- Hypothesis strategies the fuzz modules share ----------------------------------------
+
+# Every Unicode code point, lone surrogates included (and made common, Hypothesis draws
+# them rarely): embedders hand us Python strings, not only what YAML or JSON can carry.
+any_text = st.text(max_size=40) | st.text(
+    st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF) | st.characters(), max_size=40
+)
+
+
+def nested(leaves: st.SearchStrategy[Any], keys: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Lists and dicts of ``leaves``, a few levels deep."""
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
+        max_leaves=12,
+    )
+
+
+json_values = nested(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    st.text(max_size=10),
+)
+
+
+def encode_json(doc: Any) -> bytes:
+    """``doc`` as the JSON bytes a peer would send."""
+    return json.dumps(doc).encode()

@@ -89,7 +89,7 @@ class ShellSource:
 
     def load(self, config: dict[str, Any]) -> None:
         """Parse, apply consent, register."""
-        self.parsed = parse_hooks(config, str(self.config_path))
+        self.parsed = parse_hooks(config, str(self.config_path), base=self.home)
         if self.parsed.claude is not None:
             self.parsed.claude.llm = self._llm
             self.parsed.claude.transcripts = self._transcripts
@@ -163,11 +163,11 @@ class ShellSource:
         approval = self.watch.approval(entry.event, entry.command)
         again = None
         if approval is not None:
-            again = consent.refusal(approval, resolve(entry.command))
+            again = consent.refusal(approval, resolve(entry.command, entry.base))
             if again is None or inspecting:
                 return "approved", "allowlist"
         if self.bypass is not None and not inspecting:
-            self._record(entry, consent.baseline(entry.command))
+            self._record(entry, consent.baseline(entry.command, entry.base))
             if again is not None:
                 log.warning(
                     "shell hook %s (%s) approved again by %s: %s",
@@ -183,13 +183,14 @@ class ShellSource:
             return "approved", self.bypass
         if inspecting:
             return "not allowlisted", None
-        shown = consent.baseline(entry.command)
+        shown = consent.baseline(entry.command, entry.base)
         answer = consent.prompt(
             entry.event,
             entry.command,
             allowlist_path=self.allowlist.path,
             shown=shown,
             why=again,
+            base=entry.base,
         )
         if answer:
             self._record(entry, shown)

@@ -27,7 +27,7 @@ import math
 import os
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,8 @@ __all__ = [
     "auto_accept_configured",
     "expand_argv",
     "parse_hooks",
+    "resolve_script",
+    "script_for_argv",
     "script_for_command",
     "script_index",
     "split_command",
@@ -152,15 +154,36 @@ def script_for_command(command: str) -> Path | None:
         parts = split_command(command)
     except ValueError:
         return None
-    index = script_index(parts)
+    return script_for_argv(parts)
+
+
+def script_for_argv(argv: Sequence[str]) -> Path | None:
+    """The script split arguments run (:func:`script_index`, ``~`` expanded); an
+    entry's ``argv`` gives it as resolved against the home.  A bare program name is
+    looked up on ``PATH`` the way the spawn does."""
+    index = script_index(list(argv))
     if index is None:
         return None
-    chosen = parts[index]
+    chosen = argv[index]
     if index == 0 and "/" not in chosen and not chosen.startswith("~"):
         found = shutil.which(chosen)
         if found:
             return Path(found)
     return Path(os.path.expanduser(chosen))
+
+
+def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list[str]:
+    """``argv`` with its script argument (:func:`script_index`) made absolute against
+    ``base`` (the home) when it is a relative path, so a home's hooks run the same
+    files from any working directory.  A bare program name (``python3``) is left for
+    the ``PATH`` lookup; absolute and ``~`` paths are kept."""
+    index = script_index(argv)
+    if base is None or index is None:
+        return argv
+    chosen = argv[index]
+    if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
+        return argv
+    return [*argv[:index], os.path.join(os.fspath(base), chosen), *argv[index + 1 :]]
 
 
 # -- parsed entries --------------------------------------------------------------------
@@ -199,8 +222,15 @@ class ParsedHooks:
 class _Reader:
     """Reads one ``hooks:`` block, collecting problems as it warns."""
 
-    def __init__(self, source: str, quiet: bool, config: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        source: str,
+        quiet: bool,
+        config: Mapping[str, Any],
+        base: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.source = source
+        self.base = base
         self.level = logging.DEBUG if quiet else logging.WARNING
         self.config = config
         self.result = ParsedHooks()
@@ -350,7 +380,7 @@ class _Reader:
             event=event,
             index=index,
             command=command,
-            argv=expand_argv(argv),
+            argv=expand_argv(resolve_script(argv, self.base)),
             matcher=matcher,
             timeout=self.timeout(event, index, raw.get("timeout")),
             fail_closed=self.fail_closed(event, index, raw),
@@ -360,6 +390,7 @@ class _Reader:
             declared=declared,
             rank=rank,
             persistent=self.persistent(event, index, raw.get("persistent")),
+            base=None if self.base is None else os.fspath(self.base),
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
@@ -463,15 +494,20 @@ class _Reader:
 
 
 def parse_hooks(
-    config: Mapping[str, Any], source: str = "config.yaml", *, quiet: bool = False
+    config: Mapping[str, Any],
+    source: str = "config.yaml",
+    *,
+    quiet: bool = False,
+    base: str | os.PathLike[str] | None = None,
 ) -> ParsedHooks:
-    """Read the ``hooks:`` block of a parsed ``config.yaml``.
+    """Read the ``hooks:`` block of a parsed ``config.yaml``; a relative script path in
+    a command resolves against ``base`` (the home) when given.
 
     Never raises: each bad event key or entry is logged at WARNING (naming ``source``,
     the event and the index; DEBUG when ``quiet``), skipped, and recorded in
     ``problems``.
     """
-    return _Reader(source, quiet, config).read(config.get("hooks"))
+    return _Reader(source, quiet, config, base).read(config.get("hooks"))
 
 
 def auto_accept_configured(config: Mapping[str, Any]) -> bool:

@@ -251,9 +251,10 @@ def file_state(path: Path) -> tuple[str | None, str | None]:
     return utc_iso(mtime), digest.hexdigest()
 
 
-def baseline(command: str) -> Baseline:
-    """The current :class:`Baseline` of the script ``command`` runs, from here."""
-    resolution = resolve(command)
+def baseline(command: str, base: str | os.PathLike[str] | None = None) -> Baseline:
+    """The current :class:`Baseline` of the script ``command`` runs, relative paths
+    taken from ``base`` (the home; the current directory when None)."""
+    resolution = resolve(command, base)
     if resolution is None or resolution.script is None:
         return Baseline(None, None, None, resolution)
     path = Path(resolution.script)
@@ -300,10 +301,11 @@ class Drift:
     refused: str | None = None  # why the command is refused now (:func:`refusal`)
 
 
-def drift(approval: Approval) -> Drift:
+def drift(approval: Approval, base: str | os.PathLike[str] | None = None) -> Drift:
     """Compare ``approval`` 's baseline with the script as it is now (the pinned
-    script when the approval pins one: the file that was approved)."""
-    resolution = resolve(approval.command)
+    script when the approval pins one: the file that was approved); ``base`` is the
+    home relative paths resolve against."""
+    resolution = resolve(approval.command, base)
     script = approval.script_path or (resolution.script if resolution else None)
     current = Baseline(None, None, None, resolution)
     if script is not None:
@@ -384,7 +386,7 @@ class Allowlist:
 
         Raises ``OSError`` when the file cannot be written.
         """
-        approval = Approval.of(event, command, shown or baseline(command))
+        approval = Approval.of(event, command, shown or baseline(command, self.home))
         self.add(approval)
         return approval
 
@@ -545,6 +547,7 @@ def prompt(
     stderr: IO[str] | None = None,
     shown: Baseline | None = None,
     why: str | None = None,
+    base: str | os.PathLike[str] | None = None,
 ) -> bool | None:
     """Ask at the terminal whether ``command`` may run on ``event``.
 
@@ -554,7 +557,7 @@ def prompt(
     :func:`baseline` now): the caller records exactly that.  After a yes the files are
     checked again, and a command whose script or resolution changed while the user read
     the prompt is refused (False), saying so.  ``why`` adds a line saying why the
-    command is asked about again.
+    command is asked about again.  ``base`` is the home relative paths resolve against.
     """
     stdin = sys.stdin if stdin is None else stdin
     stderr = sys.stderr if stderr is None else stderr
@@ -563,7 +566,7 @@ def prompt(
             return None
     except (AttributeError, ValueError):  # a closed or odd stream
         return None
-    shown = baseline(command) if shown is None else shown
+    shown = baseline(command, base) if shown is None else shown
     lines = [
         "",
         "⚠ Hermes is about to register a shell hook that runs a command on your behalf.",
@@ -597,12 +600,18 @@ def prompt(
         return False
     if answer.strip().lower() not in {"y", "yes"}:
         return False
-    return _unchanged_since_shown(event, command, shown, stderr)
+    return _unchanged_since_shown(event, command, shown, stderr, base)
 
 
-def _unchanged_since_shown(event: str, command: str, shown: Baseline, stderr: IO[str]) -> bool:
+def _unchanged_since_shown(
+    event: str,
+    command: str,
+    shown: Baseline,
+    stderr: IO[str],
+    base: str | os.PathLike[str] | None = None,
+) -> bool:
     """Whether the files are still the ones the prompt showed; says so when not."""
-    now = baseline(command)
+    now = baseline(command, base)
     if (now.resolution, now.sha256) == (shown.resolution, shown.sha256):
         return True
     if now.resolution != shown.resolution:

@@ -52,6 +52,9 @@ class ShellEntry:
     declared: str | None = None  # the event key as written, when not ours (PreToolUse)
     rank: int = 0  # the order among the shell entries of ``event`` (D-19)
     persistent: bool = False  # started once and kept running (one JSON line per firing)
+    #: The folder relative paths in ``command`` resolve against: the home the entry was
+    #: read from (None: the current directory, for an entry read without a home).
+    base: str | None = None
 
     @property
     def key(self) -> tuple[str, str | None, str, str]:

@@ -18,6 +18,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_hooks._callback import Degraded
 from hermes_hooks._log import warn_once
 from hermes_hooks.adapters.shell.consent import (
     AllowlistWatch,
@@ -27,7 +28,7 @@ from hermes_hooks.adapters.shell.consent import (
 )
 from hermes_hooks.adapters.shell.dialects import dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.output import Outcome, Reading, interpret
+from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
 from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.adapters.shell.run import RunResult
@@ -62,7 +63,7 @@ class ShellHook:
         self._present = watch is not None and watch.approved(entry.event, entry.command)
         self.process = PersistentProcess(entry) if entry.persistent else None
 
-    def __call__(self, **payload: Any) -> dict[str, Any] | None:
+    def __call__(self, **payload: Any) -> dict[str, Any] | Degraded | None:
         """Fire for one event: the dispatcher calls this with the keyword payload."""
         entry = self.entry
         if not self.dialect.fires(entry, payload):
@@ -73,13 +74,15 @@ class ShellHook:
                 return None
             argv, refused = self.check_resolution()
             if refused is not None:
-                return self.dialect.deliver(entry, payload, self._refused(refused))
+                outcome = self._refused(refused)
+                return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
             if argv is not None and argv != entry.argv:
                 # Run exactly the files the approval pinned: nothing is looked up again
                 # between this check and the spawn.
                 entry = dataclasses.replace(entry, argv=argv)
         if self.process is not None:  # persistent: the answer of its running process
-            return self.dialect.deliver(entry, payload, self.run(payload, entry.argv))
+            outcome = self.run(payload, entry.argv)
+            return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
         return self.dialect.fire(entry, payload)
 
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
@@ -89,7 +92,7 @@ class ShellHook:
         entry = self.entry
         approval = self.watch.approval(entry.event, entry.command) if self.watch else None
         approval = approval or self.pin or Approval(entry.event, entry.command)
-        now = resolve(entry.command)
+        now = resolve(entry.command, entry.base)
         why = refusal(approval, now)
         if why is None:
             return (now.argv if now is not None else None), None

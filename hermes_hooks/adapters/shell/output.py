@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from hermes_hooks._callback import Degraded
 from hermes_hooks._log import excerpt, warn_once
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
@@ -38,6 +39,7 @@ __all__ = [
     "Reader",
     "Reading",
     "decode_stdout",
+    "delivered",
     "interpret",
     "trim",
 ]
@@ -74,6 +76,17 @@ class Outcome:
 
     def __repr__(self) -> str:
         return f"Outcome({self.directive!r}, problem={self.problem!r})"
+
+
+def delivered(value: Any, outcome: Outcome) -> Any:
+    """What the dispatcher receives for a run: the dialect's ``value`` as it is, or,
+    when the run failed (not found, not executable, killed, timed out, unreadable
+    output, refused), a :class:`~hermes_hooks._callback.Degraded` carrying it, so the
+    failure is reported as the error it was (``replay --fail-on error``) while the
+    value (None, or a fail-closed block) still counts."""
+    if outcome.problem is None:
+        return value
+    return Degraded(value, outcome.problem, "timeout" if outcome.result.timed_out else "error")
 
 
 #: What JavaScript's ``String.prototype.trim`` removes besides ``str.isspace`` characters:

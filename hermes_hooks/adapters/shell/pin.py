@@ -9,10 +9,14 @@ to when it was approved, and a firing whose :func:`resolve` differs is refused
 The resolution follows what the spawn does, without touching the files:
 
 * the program (the first argument, ``~`` expanded): a path containing ``/`` is joined
-  to the current directory when relative; a bare name is looked up on ``PATH``;
+  to the base folder when relative; a bare name is looked up on ``PATH``;
 * the script (the argument the D-73 rule picks, :func:`~.config.script_index`): joined
-  to the current directory when relative; the program itself when the rule picks the
-  first argument; none for inline code (``sh -c '...'``).
+  to the base folder when relative; the program itself when the rule picks the first
+  argument; none for inline code (``sh -c '...'``).
+
+The base folder is the home the command was configured in, so a relative path in a
+home's ``config.yaml`` names the same file from any working directory; only a command
+given without a home (a bare ``resolve(command)``) depends on the current directory.
 
 Paths are never normalised (``a/../b`` stays as written): with symbolic links,
 collapsing ``..`` can name another file than the one the kernel opens.
@@ -70,15 +74,15 @@ class Resolution:
         return f"{program} {self.script}"
 
 
-def _absolute(path: str) -> str | None:
-    """``path`` joined to the current directory (leading ``./`` dropped), or None
-    when the current directory is gone."""
+def _absolute(path: str, base: str | None = None) -> str | None:
+    """``path`` joined to ``base``, else to the current directory (leading ``./``
+    dropped), or None when the current directory is gone."""
     if os.path.isabs(path):
         return path
     while path.startswith("./"):
         path = path[2:].lstrip("/")
     try:
-        return os.path.join(os.getcwd(), path)
+        return os.path.join(base if base is not None else os.getcwd(), path)
     except OSError:  # the current directory was removed
         return None
 
@@ -100,8 +104,11 @@ def _split(command: str) -> tuple[tuple[str, ...], int | None] | None:
     return tuple(parts), script_index(parts)
 
 
-def resolve(command: str) -> Resolution | None:
-    """The files ``command`` runs from here and now; None when it cannot be split."""
+def resolve(command: str, base: str | os.PathLike[str] | None = None) -> Resolution | None:
+    """The files ``command`` runs now, relative paths taken from ``base`` (the home it
+    is configured in; the current directory when None); None when it cannot be split."""
+    folder = None if base is None else os.fspath(base)
+    relative_via = CWD if folder is None else None  # a home is fixed for the load
     split = _split(command)
     if split is None:
         return None
@@ -111,8 +118,8 @@ def resolve(command: str) -> Resolution | None:
     program: str | None
     program_via: str | None = None
     if _has_separator(first):
-        program = _absolute(first)
-        program_via = None if os.path.isabs(first) else CWD
+        program = _absolute(first, folder)
+        program_via = None if os.path.isabs(first) else relative_via
     else:
         program_via = PATH
         found = shutil.which(first)
@@ -124,8 +131,8 @@ def resolve(command: str) -> Resolution | None:
     if index == 0:
         script, script_via = program, program_via
     elif index is not None:
-        script = _absolute(argv[index])
-        script_via = None if os.path.isabs(argv[index]) else CWD
+        script = _absolute(argv[index], folder)
+        script_via = None if os.path.isabs(argv[index]) else relative_via
         if script is not None:
             argv[index] = script
     return Resolution(program, script, tuple(argv), program_via, script_via)

@@ -16,7 +16,7 @@ import shutil
 from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_command
+from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_argv
 from hermes_hooks.adapters.shell.consent import (
     Allowlist,
     Approval,
@@ -89,14 +89,17 @@ def short_text(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def drift_lines(approval: Approval) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
+def drift_lines(
+    approval: Approval, base: str | None = None
+) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
     """(level, text) lines about a script's changes since ``approval``, and a JSON view.
 
     A command that resolves to other files than its approval pinned is an error: it is
     refused at every firing until approved again.  Edits to the pinned script are
-    warnings: edits to an approved script are trusted and only flagged.
+    warnings: edits to an approved script are trusted and only flagged.  ``base`` is the
+    home relative paths in the command resolve against.
     """
-    found = drift(approval)
+    found = drift(approval, base)
     lines: list[tuple[DriftLevel, str]] = []
     if found.refused is not None:
         fix = reapprove_hint(approval.event, approval.command, found.current.resolution)
@@ -166,7 +169,7 @@ def program_problem(entry: ShellEntry) -> str | None:
             return f"{program} is not executable (chmod +x it)"
     elif shutil.which(program) is None:
         return f"{program} not found on PATH"
-    script = script_for_command(entry.command)
+    script = script_for_argv(entry.argv)
     if script is not None and str(script) != program and os.sep in str(script):
         if not script.is_file():
             return f"script {script} not found"
@@ -199,7 +202,7 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
     view["drift"] = None
     if approval is not None:
         details.append(f"        approved {approval.approved_at or '(no date recorded)'}")
-        changes, view["drift"] = drift_lines(approval)
+        changes, view["drift"] = drift_lines(approval, entry.base)
         details.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
         if state == "registered" and view["drift"]["refused"]:
             state = "refused"  # resolves elsewhere than approved: not run until re-approved
@@ -308,7 +311,7 @@ def check(source: LoadedShell) -> list[Finding]:
             findings.append(Finding("error", subject, broken))
         elif not _model_handler(entry):
             findings.append(Finding("ok", subject, "program found and executable"))
-        script = None if _model_handler(entry) else script_for_command(entry.command)
+        script = None if _model_handler(entry) else script_for_argv(entry.argv)
         if script is not None and script.exists():  # the script, and where it lives
             code = [script, script.parent]
             findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
@@ -327,7 +330,7 @@ def check(source: LoadedShell) -> list[Finding]:
         findings.append(
             Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
         )
-        changes, view = drift_lines(approval)
+        changes, view = drift_lines(approval, entry.base)
         findings.extend(Finding(level, subject, text) for level, text in changes)
         if view["refused"]:  # never run a file nobody approved, not even for a smoke test
             findings.append(Finding("info", subject, "smoke test skipped — refused"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from hermes_hooks._callback import Degraded
 from hermes_hooks.adapters.shell.dialects import claude_code, hermes
 from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
 from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
@@ -62,9 +63,10 @@ class Dialect(Protocol):
     ) -> Directive | None:
         """What the dispatcher receives for this firing."""
 
-    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | Degraded | None:
         """One firing that reaches the script: run it (or start it in the background,
-        for a hook that must not hold the call) and deliver its answer."""
+        for a hook that must not hold the call) and deliver its answer; a failed run
+        comes back as a :class:`~hermes_hooks._callback.Degraded` carrying it."""
 
 
 #: ``dialect:`` value -> its dialect.

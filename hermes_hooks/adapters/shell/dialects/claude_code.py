@@ -37,7 +37,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import Degraded, Group
 from hermes_hooks._log import warn_once
 from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
@@ -66,6 +66,7 @@ from hermes_hooks.adapters.shell.output import (
     Outcome,
     Reading,
     decode_stdout,
+    delivered,
     exit_reason,
     stderr_text,
 )
@@ -516,13 +517,14 @@ class ClaudeCodeDialect:
         """See :func:`read`."""
         return read(reading)
 
-    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | Degraded | None:
         """Run and deliver; an ``async`` or ``asyncRewake`` hook starts in the
         background instead and the firing returns nothing at once."""
         spec = entry.claude
         assert spec is not None
         if spec.options.background is None:
-            return self.deliver(entry, payload, self.run(entry, payload))
+            outcome = self.run(entry, payload)
+            return delivered(self.deliver(entry, payload, outcome), outcome)
         BACKGROUND.start(lambda: _background(entry, payload), entry.where)
         return None
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hermes_hooks._callback import Degraded
 from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
 from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
@@ -38,6 +39,7 @@ from hermes_hooks.adapters.shell.output import (
     Outcome,
     Reading,
     decode_stdout,
+    delivered,
     exit_reason,
 )
 from hermes_hooks.adapters.shell.output import interpret as interpret_with
@@ -257,9 +259,10 @@ class HermesDialect:
         """The directive goes to the dispatcher as it is."""
         return outcome.directive
 
-    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | None:
-        """Run in line and deliver."""
-        return self.deliver(entry, payload, self.run(entry, payload))
+    def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | Degraded | None:
+        """Run in line and deliver (a failed run as the error it was)."""
+        outcome = self.run(entry, payload)
+        return delivered(self.deliver(entry, payload, outcome), outcome)
 
 
 #: The one instance the adapter uses.

@@ -1,0 +1,89 @@
+"""The JUnit XML report of ``hermes-hooks replay --junit-xml FILE``.
+
+One ``<testcase>`` per recording (named by its path), one ``<failure>`` per
+``--fail-on`` hit naming the turn, the hook and the callback; the counts of the
+``<testsuite>`` follow.  The element and attribute names are the ones the JUnit XML
+schema used by CI systems (Jenkins, GitLab, GitHub test reporters) requires.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import xml.etree.ElementTree as ET
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hermes_hooks.host.job import ReplayResult
+
+__all__ = ["junit_tree", "write_junit"]
+
+SUITE = "hermes-hooks replay"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def junit_tree(
+    results: list[ReplayResult], fail_on: tuple[str, ...], home: str | None = None
+) -> ET.ElementTree:
+    """The report as an element tree (``<testsuites>`` with one ``<testsuite>``)."""
+    failures = sum(1 for r in results if r.hits)
+    elapsed = sum(r.seconds for r in results)
+    counts = {
+        "tests": str(len(results)),
+        "failures": str(failures),
+        "errors": "0",
+        "skipped": "0",
+        "time": _seconds(elapsed),
+    }
+    root = ET.Element("testsuites", {"name": SUITE, **counts})
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": SUITE,
+            **counts,
+            "timestamp": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            "hostname": socket.gethostname() or "localhost",
+        },
+    )
+    properties = ET.SubElement(suite, "properties")
+    label = Path(home).name if home else os.environ.get("HERMES_HOME", "~/.hermes")
+    for name, value in (("home", label), ("fail-on", ",".join(fail_on) or "none")):
+        ET.SubElement(properties, "property", {"name": name, "value": value})
+    for result in results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "name": result.path,
+                "classname": f"replay.{Path(result.path).stem}",
+                "time": _seconds(result.seconds),
+            },
+        )
+        for hit in result.hits:
+            failure = ET.SubElement(
+                case,
+                "failure",
+                {"message": hit.describe()[:1000], "type": f"fail-on-{hit.kind}"},
+            )
+            failure.text = (
+                f"{hit.where}\nhook: {hit.hook}\ncallback: {hit.callback} ({hit.source})\n"
+                f"reason: {hit.reason}\n"
+            )
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(
+    path: str | os.PathLike[str],
+    results: list[ReplayResult],
+    fail_on: tuple[str, ...],
+    home: str | None = None,
+) -> None:
+    """Write the report to ``path`` (UTF-8, with an XML declaration)."""
+    junit_tree(results, fail_on, home).write(path, encoding="utf-8", xml_declaration=True)

@@ -1,0 +1,121 @@
+"""Reading one recording line safely: JSON with limits, so a hostile file is refused
+with ``<file>:<line>: <reason>`` before any hook runs, never a traceback.
+
+A recording comes from outside (an import, a colleague, a CI artefact).  The limits
+below keep every later stage (payload copies, sanitising, JSON for shell hooks and
+webhooks) inside what it can handle:
+
+* a line longer than :data:`MAX_LINE_CHARS` characters;
+* containers nested deeper than :data:`MAX_DEPTH` (recursive copies and encoders
+  would run out of stack);
+* integers outside the signed 64-bit range and non-finite numbers (``1e999``,
+  ``NaN``): receivers in other languages cannot read them back;
+* strings holding a lone UTF-16 surrogate (``"\\ud800"``): they cannot be written
+  as UTF-8, so the first shell hook or webhook would fail on them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from hermes_hooks.errors import RecordingError
+
+__all__ = ["MAX_DEPTH", "MAX_LINE_CHARS", "read_line"]
+
+#: The longest line read (characters): far above any real tool result (the terminal
+#: tool caps its output at 100 000 characters), far below what exhausts memory.
+MAX_LINE_CHARS = 16 * 1024 * 1024
+
+#: The deepest nesting of objects and lists accepted in one line.
+MAX_DEPTH = 64
+
+_INT_LIMIT = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Refused(ValueError):
+    """A value the limits refuse (raised from inside ``json.loads``)."""
+
+
+def _parse_int(text: str) -> int:
+    # Checked on the digits before converting, so a 10 000-digit number costs nothing.
+    digits = len(text) - (text[0] == "-")
+    if digits > 19:
+        raise _Refused(f"integer with {digits} digits is out of range (at most 2**63 - 1)")
+    value = int(text)
+    if not -_INT_LIMIT <= value < _INT_LIMIT:
+        raise _Refused(f"integer {text} is out of range (at most 2**63 - 1)")
+    return value
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"number {text[:40]} is too large (not a finite number)")
+    return value
+
+
+def _parse_constant(name: str) -> float:
+    raise _Refused(f"{name} is not JSON (use a number or null)")
+
+
+#: One decoder for every line (``json.loads`` with hooks would build one per call).
+_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+)
+
+
+def _check(value: Any) -> str | None:
+    """The first problem of a parsed line's values, or None."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is str:
+            if _SURROGATE.search(item):
+                return "a string holds a lone UTF-16 surrogate (not valid Unicode text)"
+            continue
+        if kind is dict:
+            if depth > MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels"
+            for key, inner in item.items():
+                if _SURROGATE.search(key):
+                    return "a key holds a lone UTF-16 surrogate (not valid Unicode text)"
+                if type(inner) in (dict, list, str):
+                    stack.append((inner, depth + 1))
+        elif kind is list:
+            if depth > MAX_DEPTH:
+                return f"nested deeper than {MAX_DEPTH} levels"
+            stack.extend((inner, depth + 1) for inner in item if type(inner) in (dict, list, str))
+    return None
+
+
+def read_line(path: str, number: int, text: str) -> Any:
+    """Parse line ``number`` of ``path`` (its ``text``) within the limits above.
+
+    Returns the JSON value; raises :class:`RecordingError` naming ``path:number``.
+    """
+    if len(text) > MAX_LINE_CHARS:
+        raise RecordingError(
+            f"{path}:{number}: line is {len(text)} characters long; the limit is "
+            f"{MAX_LINE_CHARS} (split the content or shorten the tool output)"
+        )
+    try:
+        data = _DECODER.decode(text)
+    except _Refused as exc:
+        raise RecordingError(f"{path}:{number}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise RecordingError(
+            f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise RecordingError(f"{path}:{number}: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # e.g. an integer too long for int()
+        raise RecordingError(f"{path}:{number}: not readable JSON ({exc})") from None
+    problem = _check(data)
+    if problem is not None:
+        raise RecordingError(f"{path}:{number}: {problem}")
+    return data
