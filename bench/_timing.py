@@ -1,11 +1,13 @@
-"""Timing helpers shared by the benchmarks: interleaved repeats, best-of timing."""
+"""Timing helpers shared by the benchmarks: interleaved repeats, best-of timing, and
+the min / median / max of a figure over repetitions."""
 
 from __future__ import annotations
 
+import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-__all__ = ["best_per_call", "ratio"]
+__all__ = ["best_per_call", "ratio", "ratios", "spread"]
 
 
 def best_per_call(function: Callable[[], object], calls: int, repeats: int = 7) -> float:
@@ -29,3 +31,19 @@ def ratio(
         base = min(base, best_per_call(baseline, calls, repeats=3))
         cand = min(cand, best_per_call(candidate, calls, repeats=3))
     return cand / base, cand, base
+
+
+def ratios(
+    candidate: Callable[[], object],
+    baseline: Callable[[], object],
+    calls: int,
+    repetitions: int = 7,
+) -> list[float]:
+    """``repetitions`` independent candidate/baseline ratios, each from an interleaved
+    :func:`ratio` measurement, so a figure can be given as min / median / max."""
+    return [ratio(candidate, baseline, calls, rounds=3)[0] for _ in range(repetitions)]
+
+
+def spread(values: Sequence[float]) -> tuple[float, float, float]:
+    """(min, median, max) of ``values``."""
+    return min(values), statistics.median(values), max(values)

@@ -2,8 +2,12 @@
 
 * facade ``pre_tool_call`` with ``hook_callback_timeout: 0`` vs pluggy's own
   ``pm.hook.pre_tool_call(...)`` over the same 1 and 10 hookimpls;
+* bounded firing (``hook_callback_timeout: 30``) vs the same firing unbounded, at 1 and
+  10 callbacks;
 * bounded facade call (timeout 30 s, long-lived workers) vs a baseline that starts a
   thread per callback call and joins it with a timeout (what the reference does).
+
+Figures with a target are given over repetitions (min / median / max).
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench._timing import ratio
+from bench._timing import ratio, ratios
+from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
@@ -46,10 +51,12 @@ def _hooks(impls: int, timeout: float, template: Callable[..., Any] = _impl) -> 
     # telemetry off: these figures are the facade's own cost (bench_telemetry measures
     # what spans add)
     hooks = Hooks(
-        HookManager(),
-        home=Path.cwd(),
-        settings=Settings(hook_callback_timeout=timeout),
-        config={"telemetry": {"otel": False}},
+        LoadContext(
+            home=Path.cwd(),
+            manager=HookManager(),
+            settings=Settings(hook_callback_timeout=timeout),
+            config={"telemetry": {"otel": False}},
+        )
     )
     for n in range(impls):
         # A fresh function object per plugin, as separate plugins would have.
@@ -89,39 +96,61 @@ def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Cal
     return fire
 
 
-def run() -> list[tuple[str, float]]:
-    """Return (label, ratio) pairs."""
-    results: list[tuple[str, float]] = []
+def run() -> list[tuple[str, float | list[float]]]:
+    """Return (label, ratio or ratios over repetitions) pairs."""
+    results: list[tuple[str, float | list[float]]] = []
+    targets = {("**kwargs", 1): " (target 1.2)", ("**kwargs", 10): " (target 1.5)"}
     for template, shape in ((_impl, "**kwargs"), (_narrow_impl, "narrow")):
         for impls in (1, 10):
             hooks = _hooks(impls, timeout=0, template=template)
             raw = hooks.manager.hook.pre_tool_call
-            value, cand, base = ratio(
+            values = ratios(
                 lambda h=hooks: h.pre_tool_call(**PAYLOAD),
                 lambda r=raw: r(**RAW_PAYLOAD),
-                calls=20_000,
+                calls=20_000 // impls,
             )
-            label = f"facade(timeout 0)/raw pluggy, {impls} {shape} impl(s)"
-            results.append((label, value))
-            print(f"  {label}: facade {cand * 1e6:.2f} us, pluggy {base * 1e6:.2f} us")
+            label = f"facade / raw pluggy, {impls} {shape} callback(s), unbounded"
+            results.append((label + targets.get((shape, impls), ""), values))
             if shape == "**kwargs":
                 functions = [cb.function for cb in hooks.manager.callbacks("pre_tool_call")]
                 floor, _, _ = ratio(
-                    _isolating_floor(functions), lambda r=raw: r(**RAW_PAYLOAD), calls=20_000
+                    _isolating_floor(functions),
+                    lambda r=raw: r(**RAW_PAYLOAD),
+                    calls=20_000 // impls,
                 )
-                results.append((f"isolating floor/raw pluggy, {impls} {shape} impl(s)", floor))
+                results.append(
+                    (f"isolating floor / raw pluggy, {impls} {shape} callback(s)", floor)
+                )
             hooks.close()
+    for impls in (1, 10):
+        bounded, unbounded = _hooks(impls, timeout=30), _hooks(impls, timeout=0)
+        values = ratios(
+            lambda b=bounded: b.pre_tool_call(**PAYLOAD),
+            lambda u=unbounded: u.pre_tool_call(**PAYLOAD),
+            calls=4_000 // impls,
+        )
+        results.append(
+            (
+                f"bounded (hook_callback_timeout 30) / unbounded firing, {impls} callback(s) "
+                "(target 1.5)",
+                values,
+            )
+        )
+        bounded.close()
+        unbounded.close()
     hooks = _hooks(1, timeout=30)
     functions = [cb.function for cb in hooks.manager.callbacks("pre_tool_call")]
     value, cand, base = ratio(
         lambda: hooks.pre_tool_call(**PAYLOAD), _thread_per_call(functions, 30), calls=2_000
     )
-    results.append(("bounded facade/thread-per-call, 1 impl", value))
+    results.append(("bounded facade / thread-per-call, 1 callback", value))
     print(f"  bounded: facade {cand * 1e6:.1f} us, thread per call {base * 1e6:.1f} us")
     hooks.close()
     return results
 
 
 if __name__ == "__main__":
+    from bench.__main__ import format_figure
+
     for label, value in run():
-        print(f"{label}: {value:.3f}")
+        print(format_figure(label, value))

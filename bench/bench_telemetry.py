@@ -16,6 +16,7 @@ from typing import Any
 from bench._timing import ratio
 from bench.bench_dispatch import PAYLOAD, _impl
 from hermes_hooks import telemetry
+from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
@@ -25,10 +26,12 @@ OFF: dict[str, Any] = {"telemetry": {"otel": False}}
 
 def _hooks(impls: int, config: dict[str, Any]) -> Hooks:
     hooks = Hooks(
-        HookManager(),
-        home=Path.cwd(),
-        settings=Settings(hook_callback_timeout=0),
-        config=config,
+        LoadContext(
+            home=Path.cwd(),
+            manager=HookManager(),
+            settings=Settings(hook_callback_timeout=0),
+            config=config,
+        )
     )
     for n in range(impls):
         function = _impl.__class__(_impl.__code__, globals(), f"impl{n}")

@@ -9,7 +9,9 @@ Public names (see ``design.md``)::
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
     hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
-Importing the package stays light: the CLI, httpx and the adapters load when used.
+Importing the package stays light: pluggy (for :data:`hookimpl`) and the redacting log
+filter load with it; the catalogue, the types, the loader, the CLI, httpx and the
+adapters load when first used.
 """
 
 from __future__ import annotations
@@ -19,23 +21,23 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
-from hermes_hooks._version import __version__
-from hermes_hooks.hookspecs import PROJECT_NAME, VALID_HOOKS
-from hermes_hooks.types import (
-    DecisionRecord,
-    DispatchDecision,
-    ErrorClassification,
-    FailoverReason,
-    ToolDecision,
-    TranscriptionRequest,
-    VerifyDirective,
-)
+from hermes_hooks._version import PROJECT_NAME, __version__
 
 if TYPE_CHECKING:
     from hermes_hooks._loader import load
     from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.hookspecs import VALID_HOOKS
     from hermes_hooks.plugin_context import HostCapabilities
+    from hermes_hooks.types import (
+        DecisionRecord,
+        DispatchDecision,
+        ErrorClassification,
+        FailoverReason,
+        ToolDecision,
+        TranscriptionRequest,
+        VerifyDirective,
+    )
 
 __all__ = [
     "GATEWAY_EVENTS",
@@ -58,9 +60,37 @@ __all__ = [
 #: Marks a function as an implementation of the catalogue hook of the same name.
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
+#: Public names loaded on first use (a plain ``import hermes_hooks`` stays light).
+_TYPES = frozenset(
+    {
+        "DecisionRecord",
+        "DispatchDecision",
+        "ErrorClassification",
+        "FailoverReason",
+        "ToolDecision",
+        "TranscriptionRequest",
+        "VerifyDirective",
+    }
+)
+
 
 def __getattr__(name: str) -> Any:
-    # The loader pulls in config parsing and the adapters: load it on first use.
+    # Each public name below pulls in modules a plain import does not need: load it on
+    # first use, and keep it as a module attribute so later lookups are direct.
+    value = _lazy(name)
+    globals()[name] = value
+    return value
+
+
+def _lazy(name: str) -> Any:
+    if name in _TYPES:
+        from hermes_hooks import types
+
+        return getattr(types, name)
+    if name == "VALID_HOOKS":
+        from hermes_hooks.hookspecs import VALID_HOOKS
+
+        return VALID_HOOKS
     if name == "load":
         from hermes_hooks._loader import load
 

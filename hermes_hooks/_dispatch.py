@@ -9,20 +9,21 @@ aggregator (``_select``), which produces the one typed answer.  It also reports 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 from hermes_hooks._callback import Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
+from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
-from hermes_hooks._workers import BoundedRunner, TimedOut, run_coroutine
+from hermes_hooks._workers import BoundedRunner, TimedOut, on_worker, run_coroutine
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -100,8 +101,9 @@ class _Plan:
         self.declared = contract.field_names | {TELEMETRY_FIELD}
 
 
-def _nests(value: Any) -> bool:
-    for item in value.values() if type(value) is dict else value:
+def _nests(items: Any) -> bool:
+    """Whether ``items`` (a list, or a dict's values) holds a dict or a list."""
+    for item in items:
         kind = type(item)
         if kind is dict or kind is list:
             return True
@@ -119,13 +121,17 @@ def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
     for key in plan.maybe_containers:
         value = payload.get(key)
         kind = type(value)
-        if kind is dict or kind is list:
-            copies[key] = _nests(value)
+        if kind is dict:
+            copies[key] = _nests(value.values()) if value else False
+        elif kind is list:
+            copies[key] = _nests(value) if value else False
     if len(payload) > len(plan.declared) or not payload.keys() <= plan.declared:
         for key in payload.keys() - plan.declared:  # fields a host added (PL-04)
             value = payload[key]
             kind = type(value)
-            if kind is dict or kind is list:
+            if kind is dict:
+                copies[key] = _nests(value.values())
+            elif kind is list:
                 copies[key] = _nests(value)
     return copies
 
@@ -151,6 +157,22 @@ def _kwargs(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -
     return kwargs
 
 
+class _Cursor:
+    """The payload the last callback's copy was made from, and its container map: a
+    firing recomputes the map only when a modify changed the arguments."""
+
+    __slots__ = ("copies", "current")
+
+    def __init__(self) -> None:
+        self.current: dict[str, Any] | None = None
+        self.copies: dict[str, bool] = {}
+
+
+#: Idle firing workers kept for the next firings (each serves one firing at a time).
+FIRING_WORKERS_IDLE = 4
+# How long closing waits for the idle firing workers to have exited.
+_CLOSE_WAIT = 1.0
+
 #: hook -> its plan, so a firing does one dictionary lookup.
 _PLANS: dict[str, _Plan] = {name: _Plan(contract) for name, contract in CATALOGUE.items()}
 _COROUTINE = types.CoroutineType
@@ -175,7 +197,7 @@ class Dispatcher:
     0 runs every callback on the calling thread with no limit.
     """
 
-    __slots__ = ("_lanes", "_listeners", "carry", "manager", "timeout")
+    __slots__ = ("__weakref__", "_lanes", "_listeners", "carry", "manager", "pool", "timeout")
 
     def __init__(self, manager: HookManager, timeout: float = 30.0) -> None:
         self.manager = manager
@@ -185,6 +207,13 @@ class Dispatcher:
         self.carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
         self._listeners: Listeners[DecisionRecord] = Listeners(log, "decision-record")
         self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
+        #: The workers firings hand their bounded callbacks to (one per firing at a
+        #: time); timeouts are charged to each callback's own runner.
+        self.pool = BoundedRunner(
+            "firing", suppress_after_timeout=False, max_idle=FIRING_WORKERS_IDLE
+        )
+        # A Hooks dropped without close() must not leave its idle workers behind.
+        weakref.finalize(self, self.pool.close, _CLOSE_WAIT)
 
     # -- subscribers -------------------------------------------------------------------
 
@@ -192,16 +221,23 @@ class Dispatcher:
         """Call ``listener`` with every decision record; returns an unsubscribe function."""
         return self._listeners.subscribe(listener)
 
+    @property
+    def listeners(self) -> Listeners[DecisionRecord]:
+        """The decision-record subscribers (falsy when there are none)."""
+        return self._listeners
+
     def report(self, record: DecisionRecord) -> None:
         """Give ``record`` (a callback run made outside a firing, such as middleware) to
         every subscriber, as if the dispatcher had made it."""
         self._listeners.emit(record)
 
     def close_lanes(self, deadline: float) -> None:
-        """Deliver pending stream events until ``deadline`` (monotonic), then stop."""
+        """Deliver pending stream events until ``deadline`` (monotonic), then stop; the
+        idle firing workers stop too (a later firing still runs, keeping none idle)."""
         for lane in list(self._lanes.values()):
             lane.close(deadline)
         self._lanes.clear()
+        self.pool.close(max(0.0, min(_CLOSE_WAIT, deadline - time.monotonic())))
 
     def lane(self, owner: str) -> StreamLane | None:
         """The streaming lane of ``owner``, if it has received events."""
@@ -250,21 +286,34 @@ class Dispatcher:
             self._enqueue_all(plan, aggregator.current, callbacks)
             return
         bounded = plan.bounded and self.timeout > 0
+        # A callback firing hooks itself is on a worker already: its nested callbacks
+        # run right there (the outer limit bounds them), one by one.
+        handoff = bounded and not on_worker()
         listeners = self._listeners
-        current: dict[str, Any] | None = None
-        copies: dict[str, bool] = {}
+        cursor = _Cursor()
         started = 0.0
-        for callback in callbacks:
-            base = aggregator.current
-            if base is not current:  # the first callback, or args changed by a modify
-                current = base
-                copies = _prepare(base, plan)
+        index, count = 0, len(callbacks)
+        while index < count:
+            callback = callbacks[index]
+            if handoff and callback.runs_bounded:
+                # This callback and the bounded ones right after it: one hand-off.
+                end = index + 1
+                while end < count and callbacks[end].runs_bounded:
+                    end += 1
+                run_bounded(self, plan, aggregator, callbacks[index:end], results, cursor)
+                index = end
+                continue
+            index += 1
             if listeners:
                 started = time.perf_counter()
+            base = aggregator.current
+            if base is not cursor.current:  # the first callback, or args changed by a modify
+                cursor.current = base
+                cursor.copies = _prepare(base, plan)
             try:
                 # Inside the isolation: args an earlier modify returned may not copy
                 # (a cycle), and that must fail this callback, not the host.
-                kwargs = _kwargs(callback, base, copies)
+                kwargs = _kwargs(callback, base, cursor.copies)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(plan, callback, kwargs)
                 else:
@@ -278,9 +327,39 @@ class Dispatcher:
                 if listeners:
                     self._record(contract, callback, "none", None, started)
                 continue
-            if results is not None:
-                results.append(value)
-            self._settle(aggregator, callback, value, started, ok=True)
+            self.finish(aggregator, callback, True, value, started, results)
+
+    @staticmethod
+    def kwargs_for(
+        plan: _Plan, aggregator: Aggregator, cursor: _Cursor, callback: Callback
+    ) -> dict[str, Any]:
+        """``callback``'s own copy of the firing's current payload (D-09, D-21)."""
+        base = aggregator.current
+        if base is not cursor.current:  # the first callback, or args changed by a modify
+            cursor.current = base
+            cursor.copies = _prepare(base, plan)
+        return _kwargs(callback, base, cursor.copies)
+
+    def finish(
+        self,
+        aggregator: Aggregator,
+        callback: Callback,
+        ok: bool,
+        value: Any,
+        started: float,
+        results: list[Any] | None,
+    ) -> None:
+        """Settle one callback's outcome: a failure, nothing (None), or a result."""
+        if not ok:
+            self._settle(aggregator, callback, value, started, ok=False)
+            return
+        if value is None:
+            if self._listeners:
+                self._record(aggregator.contract, callback, "none", None, started)
+            return
+        if results is not None:
+            results.append(value)
+        self._settle(aggregator, callback, value, started, ok=True)
 
     def _enqueue_all(
         self, plan: _Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
@@ -316,6 +395,8 @@ class Dispatcher:
         worker (D-10, D-48).  Every other hook runs its whole firing in a thread, so the
         caller's loop never blocks.
         """
+        import asyncio  # only async hosts need it: not loaded with the package
+
         contract = self.contract(hook)
         if contract.policy.thread is not Thread.LOOP:
             return await asyncio.to_thread(self.fire, hook, payload)
@@ -335,7 +416,7 @@ class Dispatcher:
                     except asyncio.TimeoutError:
                         raise TimedOut(f"no result within {limit} s") from None
                 else:
-                    runner = self._runner(callback)
+                    runner = self.runner(callback)
                     function = (
                         callback.function if self.carry is None else self.carry(callback.function)
                     )
@@ -348,7 +429,8 @@ class Dispatcher:
 
     # -- one callback ------------------------------------------------------------------
 
-    def _runner(self, callback: Callback) -> BoundedRunner:
+    def runner(self, callback: Callback) -> BoundedRunner:
+        """``callback``'s runner: its D-14 state (and its workers when it runs alone)."""
         runner = callback.runner
         if runner is None:
             runner = BoundedRunner(callback.name)
@@ -360,7 +442,7 @@ class Dispatcher:
     def _bounded(self, plan: _Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
-        return self._runner(callback).call(
+        return self.runner(callback).call(
             callback.function if self.carry is None else self.carry(callback.function),
             kwargs,
             self.timeout,
@@ -418,17 +500,27 @@ class Dispatcher:
         extra: dict[str, Any] = {"owner": callback.owner}
         if error is not None:
             extra["error"] = error
-        self._listeners.emit(
-            DecisionRecord(
-                hook=contract.name,
-                callback=callback.name,
-                source=callback.source,
-                verdict=verdict,
-                reason=reason,
-                duration=time.perf_counter() - started,
-                extra=extra,
-            )
+        record = DecisionRecord(
+            hook=contract.name,
+            callback=callback.name,
+            source=callback.source,
+            verdict=verdict,
+            reason=reason,
+            duration=time.perf_counter() - started,
+            extra=extra,
         )
+        held = getattr(HELD_RECORDS, "records", None)
+        if held is not None:  # settled on a firing's worker: its caller emits them
+            held.append(record)
+        else:
+            self._listeners.emit(record)
+
+    def emit_held(self, records: list[DecisionRecord]) -> None:
+        """Emit the records a worker held for this (the firing's) thread, in order."""
+        emit = self._listeners.emit
+        for record in records:
+            emit(record)
+        records.clear()
 
     def _failure(self, contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name

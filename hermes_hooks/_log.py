@@ -23,6 +23,7 @@ are not log lines and keep their specified text.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -131,31 +132,36 @@ _SECRET_WORD = (
     r"(?:api[_-]?key|apikey|secret|token|password|passwd|passphrase|credentials?"
     r"|authorization|private[_-]?key|access[_-]?key|session[_-]?key)"
 )
-_SECRET_NAME = re.compile(rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}", re.IGNORECASE)
-_KEYED_VALUE = re.compile(
-    rf"(?P<head>(?<![A-Za-z0-9_.-])(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}(?![A-Za-z0-9_])"
-    r"\\*['\"]?\s*[:=]\s*)(?!\\*['\"]?\[REDACTED\])"  # already masked
-    r"(?:(?P<quote>\\*['\"])(?P<quoted>[^'\"\\\n]+)"
-    r"|(?P<bare>(?:(?:bearer|basic|token)\s+)?[^\s'\"\\,;&)}\]]+))",
-    re.IGNORECASE,
-)
-_TOKEN_SHAPES = re.compile(
-    "|".join(
-        (
-            r"\bsk-[A-Za-z0-9_-]{16,}",
-            r"\bgh[pousr]_[A-Za-z0-9]{20,}",
-            r"\bgithub_pat_[A-Za-z0-9_]{20,}",
-            r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-            r"\bwhsec_[A-Za-z0-9+/=]{8,}",
-            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
-            r"\bAIza[0-9A-Za-z_-]{30,}",
-            r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-            r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})",
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-            r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",  # a URL's user:password
-        )
-    ),
-    re.DOTALL,
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(secret name, keyed value, token shapes), compiled on first use: most runs never
+    log a line, and ``import hermes_hooks`` should not pay for the compile."""
+    secret_name = re.compile(rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}", re.IGNORECASE)
+    keyed_value = re.compile(
+        rf"(?P<head>(?<![A-Za-z0-9_.-])(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}(?![A-Za-z0-9_])"
+        r"\\*['\"]?\s*[:=]\s*)(?!\\*['\"]?\[REDACTED\])"  # already masked
+        r"(?:(?P<quote>\\*['\"])(?P<quoted>[^'\"\\\n]+)"
+        r"|(?P<bare>(?:(?:bearer|basic|token)\s+)?[^\s'\"\\,;&)}\]]+))",
+        re.IGNORECASE,
+    )
+    token_shapes = re.compile("|".join(_TOKEN_SHAPES), re.DOTALL)
+    return secret_name, keyed_value, token_shapes
+
+
+_TOKEN_SHAPES = (
+    r"\bsk-[A-Za-z0-9_-]{16,}",
+    r"\bgh[pousr]_[A-Za-z0-9]{20,}",
+    r"\bgithub_pat_[A-Za-z0-9_]{20,}",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    r"\bwhsec_[A-Za-z0-9+/=]{8,}",
+    r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+    r"\bAIza[0-9A-Za-z_-]{30,}",
+    r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"(?i:\bbearer\s+[A-Za-z0-9._~+/=-]{8,})",
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+    r"(?<=://)[^/\s:@]+:[^/\s@]+(?=@)",  # a URL's user:password
 )
 _MIN_SECRET = 8  # shorter values would mask ordinary words
 _EXCERPT_SLACK = 1000  # longer than any secret worth masking
@@ -175,7 +181,7 @@ def _secrets_now() -> list[str]:
     with _known_lock:
         found = set(_known)
     for name, value in list(os.environ.items()):
-        if len(value) >= _MIN_SECRET and _SECRET_NAME.fullmatch(name):
+        if len(value) >= _MIN_SECRET and _patterns()[0].fullmatch(name):
             found.add(value)
     return sorted(found, key=len, reverse=True)
 
@@ -191,8 +197,9 @@ def redact(text: str) -> str:
     for secret in _secrets_now():
         if secret in text:
             text = text.replace(secret, REDACTED)
-    text = _KEYED_VALUE.sub(_mask_keyed, text)  # first: "Authorization: Bearer x" whole
-    return _TOKEN_SHAPES.sub(REDACTED, text)
+    _, keyed_value, token_shapes = _patterns()
+    text = keyed_value.sub(_mask_keyed, text)  # first: "Authorization: Bearer x" whole
+    return token_shapes.sub(REDACTED, text)
 
 
 def excerpt(text: str, limit: int) -> str:

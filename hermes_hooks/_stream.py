@@ -13,16 +13,18 @@ are checked once per firing (size and value types) before any lane sees them.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import WarnOnce, exception_text, excerpt
+
+if TYPE_CHECKING:  # asyncio loads with the first async observer
+    import asyncio
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
@@ -106,7 +108,10 @@ class StreamLane:
                     try:
                         result = function(**kwargs)
                         if inspect.iscoroutine(result):
-                            loop = loop or asyncio.new_event_loop()
+                            if loop is None:
+                                import asyncio
+
+                                loop = asyncio.new_event_loop()
                             loop.run_until_complete(result)
                     except KeyboardInterrupt:  # Ctrl-C belongs to the host, never swallowed (D-14)
                         raise

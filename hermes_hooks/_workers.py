@@ -27,14 +27,16 @@ So the worker threads alive never exceed ``MAX_WORKERS + 3 x callbacks``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import queue
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # asyncio loads with the first async call, not with the package
+    import asyncio
 
 __all__ = [
     "ABANDONED_CAP",
@@ -47,6 +49,8 @@ __all__ = [
     "Hung",
     "Suppressed",
     "TimedOut",
+    "drive",
+    "on_worker",
     "run_coroutine",
     "workers_alive",
 ]
@@ -153,6 +157,8 @@ def run_coroutine(
     sync entry point) hands the coroutine to a helper thread and waits up to 30 s, as
     D-10 says for caller-thread hooks.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -175,6 +181,25 @@ def run_coroutine(
     if ok:
         return value
     raise value
+
+
+def on_worker() -> bool:
+    """Whether the calling thread is a worker (a callback firing hooks itself)."""
+    return getattr(_local, "worker", None) is not None
+
+
+def drive(result: Any) -> Any:
+    """``result``, or what it resolves to when it is a coroutine: run on this worker's
+    private loop (made on the first async call, closed when the worker ends), so
+    repeated async callbacks do not pay for a new loop each time."""
+    if not inspect.iscoroutine(result):
+        return result
+    loop = getattr(_local, "loop", None)
+    if loop is None and on_worker():
+        import asyncio
+
+        loop = _local.loop = asyncio.new_event_loop()
+    return run_coroutine(result, loop)
 
 
 def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
@@ -205,7 +230,6 @@ class _Worker(threading.Thread):
 
     def run(self) -> None:
         _local.worker = self  # nested firings from this thread run inline
-        loop: asyncio.AbstractEventLoop | None = None  # created on the first async call
         try:
             while True:
                 try:
@@ -218,15 +242,12 @@ class _Worker(threading.Thread):
                     return
                 function, args, kwargs, deliver = job
                 try:
-                    result = function(*args, **kwargs)
-                    if inspect.iscoroutine(result):
-                        loop = loop or asyncio.new_event_loop()
-                        result = run_coroutine(result, loop)
-                    outcome = (True, result)
+                    outcome = (True, drive(function(*args, **kwargs)))
                 except BaseException as exc:  # handed to the caller, which decides
                     outcome = (False, exc)
                 deliver(*outcome)
         finally:
+            loop = getattr(_local, "loop", None)
             if loop is not None:
                 loop.close()
             if self.counted:
@@ -246,14 +267,22 @@ class BoundedRunner:
         "_idle",
         "_in_flight",
         "_lock",
+        "_max_idle",
         "_name",
         "_suppress",
         "_suppressed_until",
     )
 
-    def __init__(self, name: str, *, suppress_after_timeout: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        suppress_after_timeout: bool = True,
+        max_idle: int = MAX_IDLE_PER_CALLBACK,
+    ) -> None:
         self._name = name
         self._suppress = suppress_after_timeout
+        self._max_idle = max_idle
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._abandoned: list[_Worker] = []
@@ -261,8 +290,11 @@ class BoundedRunner:
         self._suppressed_until = 0.0
         self._closed = False
 
-    def _admit(self, tool_call_id: str | None) -> None:
-        """The D-14 refusals; marks ``tool_call_id`` in flight.  Holds no lock."""
+    def admit(self, tool_call_id: str | None) -> None:
+        """The D-14 refusals (raised as :class:`Suppressed` or :class:`Hung`); marks
+        ``tool_call_id`` in flight until :meth:`finish`.  Holds no lock on return."""
+        if not tool_call_id and not self._abandoned and not self._suppressed_until:
+            return  # never timed out, nothing to mark: nothing to refuse (the usual case)
         with self._lock:
             if time.monotonic() < self._suppressed_until:
                 raise Suppressed("suppressed after a recent timeout")
@@ -274,7 +306,8 @@ class BoundedRunner:
             if tool_call_id:
                 self._in_flight.add(tool_call_id)
 
-    def _done(self, tool_call_id: str | None) -> None:
+    def finish(self, tool_call_id: str | None) -> None:
+        """The call :meth:`admit` let in returned: ``tool_call_id`` may run again."""
         if tool_call_id:
             with self._lock:
                 self._in_flight.discard(tool_call_id)
@@ -282,38 +315,59 @@ class BoundedRunner:
     def _checkout(self, tool_call_id: str | None, wait: float | None) -> _Worker:
         """An idle worker, or a new one within the thread budget (waiting up to
         ``wait`` seconds for a slot), after the D-14 refusals."""
-        self._admit(tool_call_id)
+        self.admit(tool_call_id)
         with self._lock:
             worker = self._idle.pop() if self._idle else None
         if worker is not None:
             _POOL.busy(worker)
             return worker
         if not _POOL.reserve(wait):
-            self._done(tool_call_id)
+            self.finish(tool_call_id)
             raise Busy(f"all {MAX_WORKERS} worker threads stayed busy")
         try:
             return self._start_worker()
         except BaseException:  # the thread never started: nothing will free the slot
             _POOL.release()
-            self._done(tool_call_id)
+            self.finish(tool_call_id)
             raise
 
     def _checkin(self, worker: _Worker, finished: bool) -> None:
         """Return a worker to the pool, or abandon it when its call did not finish."""
+        if not finished:
+            self.abandon(worker)
+            return
         with self._lock:
-            if finished and not self._closed and len(self._idle) < MAX_IDLE_PER_CALLBACK:
+            if not self._closed and len(self._idle) < self._max_idle:
                 self._idle.append(worker)
                 _POOL.idle(worker, self)
                 return
-            if not finished:
-                self._abandoned.append(worker)
-                if self._suppress:
-                    self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
-                # Abandoned workers are bounded per callback, not by the pool: the
-                # slot goes back now, though the thread lives until its call returns.
-                worker.counted = False
-                _POOL.release()
-        worker.inbox.put(_STOP)  # it exits (after the call it is stuck in, if any)
+        worker.inbox.put(_STOP)  # closed, or enough idle ones already: it exits
+
+    def lend(self, wait: float | None) -> _Worker:
+        """A worker for a job of the caller's own (an idle one, or a new one within the
+        thread budget, waiting up to ``wait`` seconds); raises :class:`Busy`.  Give it
+        back with :meth:`give_back`, or charge it to the callback it was stuck in with
+        that callback's :meth:`abandon`."""
+        return self._checkout(None, wait)
+
+    def give_back(self, worker: _Worker) -> None:
+        """A lent worker finished its job: it waits for the next one."""
+        self._checkin(worker, finished=True)
+
+    def abandon(self, worker: _Worker) -> None:
+        """``worker`` is stuck in this callback past its limit: it counts against the
+        callback's abandoned cap (and starts its post-timeout window), and exits once
+        the call returns."""
+        with self._lock:
+            self._abandoned.append(worker)
+            if self._suppress:
+                self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
+        # Abandoned workers are bounded per callback, not by the pool: the slot goes
+        # back now, though the thread lives until its call returns.
+        if worker.counted:
+            worker.counted = False
+            _POOL.release()
+        worker.inbox.put(_STOP)
 
     def _retire(self, worker: _Worker, stop: bool = False) -> bool:
         """Take ``worker`` off this callback's idle list; True if it was idle here.
@@ -348,7 +402,7 @@ class BoundedRunner:
         outbox = worker.outbox
 
         def deliver(ok: bool, value: Any) -> None:
-            self._done(tool_call_id)
+            self.finish(tool_call_id)
             outbox.put((ok, value))
 
         worker.inbox.put((function, (), kwargs, deliver))
@@ -365,14 +419,11 @@ class BoundedRunner:
     def _call_inline(
         self, function: Callable[..., Any], kwargs: dict[str, Any], tool_call_id: str | None
     ) -> Any:
-        self._admit(tool_call_id)
+        self.admit(tool_call_id)
         try:
-            result = function(**kwargs)
-            if inspect.iscoroutine(result):
-                result = run_coroutine(result)
-            return result
+            return drive(function(**kwargs))
         finally:
-            self._done(tool_call_id)
+            self.finish(tool_call_id)
 
     async def acall(
         self,
@@ -384,6 +435,8 @@ class BoundedRunner:
         """Await ``function(*args, **kwargs)`` run on a worker, for at most ``timeout``
         seconds, without blocking the running loop (D-01, D-48).  At the thread limit
         it fails quickly with :class:`Busy` rather than block the loop."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
 
@@ -407,15 +460,20 @@ class BoundedRunner:
         worker.start()
         return worker
 
-    def close(self) -> None:
+    def close(self, wait: float = 0.0) -> None:
         """Stop the idle workers (abandoned ones exit when their call returns); workers
-        busy with a call stop when it returns instead of going back to the pool."""
+        busy with a call stop when it returns instead of going back to the pool.
+        ``wait``: seconds in all to wait for the idle ones to have exited."""
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, []
         for worker in idle:
             _POOL.busy(worker)
             worker.inbox.put(_STOP)
+        deadline = time.monotonic() + wait
+        for worker in idle if wait > 0 else ():
+            if worker is not threading.current_thread():
+                worker.join(max(0.0, deadline - time.monotonic()))
 
     @property
     def abandoned_alive(self) -> int:

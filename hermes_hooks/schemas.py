@@ -275,6 +275,7 @@ def _config_hooks_schema() -> dict[str, Any]:
             "plugin_data": {"type": "string"},
             "statusMessage": {"type": "string"},
             "status_message": {"type": "string"},
+            "persistent": {"type": "boolean"},
         },
         "anyOf": [{"required": ["command"]}, {"required": ["prompt"]}],
         "additionalProperties": False,

@@ -66,8 +66,16 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with every command's subparser."""
+def build_parser(command: str | None = "") -> argparse.ArgumentParser:
+    """The top-level parser with every command's subparser.
+
+    ``command`` names the one command whose arguments are needed: every command is
+    listed, but only that one's arguments are added (None: none, for the top-level
+    ``--help``).  The default ``""``, or a word that is no command (so that argparse
+    reports it as usual), adds every command's arguments.  Each command's
+    ``add_arguments`` may import what its choices need (the replay host, say), so a
+    command line pays only for its own command.
+    """
     parser = argparse.ArgumentParser(
         prog="hermes-hooks",
         description="Inspect, test and run the hooks of a Hermes home.",
@@ -86,14 +94,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMANDS:
-        module = importlib.import_module(module_name)
+    modules = [importlib.import_module(name) for name in COMMANDS]
+    if command is not None and command not in {module.NAME for module in modules}:
+        command = ""
+    for module in modules:
         sub = subparsers.add_parser(
             module.NAME,
             help=module.HELP,
             description=module.HELP,
             epilog=getattr(module, "EPILOG", None),  # e.g. a command's own exit codes
         )
+        if command not in ("", module.NAME):
+            continue
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         # The global switches work after the command name too (``replay --no-entry-points``).
@@ -104,6 +116,24 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_arguments(sub)
         sub.set_defaults(run=module.run, creates_home=getattr(module, "CREATES_HOME", False))
     return parser
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first positional word (``--home`` is the
+    only top-level option that takes a value), or None when it names none."""
+    takes_value = False
+    for token in argv:
+        if takes_value:
+            takes_value = False
+            continue
+        if token == "--":
+            return None
+        if token.startswith("-"):
+            # --home VALUE, and its abbreviations down to --ho (argparse accepts them).
+            takes_value = len(token) >= 4 and "--home".startswith(token)
+            continue
+        return token
+    return None
 
 
 def _home_problem(args: argparse.Namespace) -> str | None:
@@ -126,8 +156,9 @@ def _home_problem(args: argparse.Namespace) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_word(words))
+    args = parser.parse_args(words)
     logging.basicConfig(
         level=logging.WARNING - 10 * min(args.verbose, 2),
         format="%(levelname)s %(name)s: %(message)s",

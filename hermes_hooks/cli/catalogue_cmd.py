@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._contract import Contract
-from hermes_hooks._manager import unknown_hook
-from hermes_hooks.hookspecs import CATALOGUE
+if TYPE_CHECKING:  # the catalogue loads with the command, not with ``--help``
+    from hermes_hooks._contract import Contract
 
 NAME = "hooks"
 HELP = "print the hook catalogue: every hook, its kind and its payload fields"
@@ -29,10 +28,13 @@ def _adapters_line(contract: Contract) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the catalogue, or one hook's contract and documentation."""
     from hermes_hooks.cli import print_json
+    from hermes_hooks.hookspecs import CATALOGUE
 
     names = list(CATALOGUE)
     if args.hook:
         if args.hook not in CATALOGUE:
+            from hermes_hooks._manager import unknown_hook  # loaded only on this path
+
             raise unknown_hook(args.hook)
         names = [args.hook]
     rows: list[dict[str, Any]] = [

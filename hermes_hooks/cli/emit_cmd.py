@@ -12,10 +12,8 @@ records at INFO and above written meanwhile are shown too.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
-import threading
 import time
 from dataclasses import asdict
 from typing import Any
@@ -74,6 +72,9 @@ class _Collect(logging.Handler):
 
 
 async def _fire(hooks: Any, event: str, context: dict[str, Any], wait: float) -> dict[str, Any]:
+    import asyncio  # here, not at the top: ``hermes-hooks --help`` does not need it
+    import threading
+
     from hermes_hooks.gateway.events import COMMAND_PREFIX
 
     emitter = hooks.gateway
@@ -117,6 +118,8 @@ def _fire_capturing_logs(
     hooks: Any, event: str, context: dict[str, Any], wait: float
 ) -> tuple[dict[str, Any], list[str]]:
     """Run :func:`_fire`, collecting the INFO+ log records written meanwhile."""
+    import asyncio
+
     root = logging.getLogger()
     collect = _Collect()
     previous = root.level

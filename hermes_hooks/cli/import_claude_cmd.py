@@ -28,20 +28,11 @@ import argparse
 import contextlib
 import os
 import sys
-import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.adapters.shell.dialects.claude_import import (
-    Converted,
-    Import,
-    approve_line,
-    consent_key,
-    default_files,
-    describe_path,
-    run_import,
-)
+if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
+    from hermes_hooks.adapters.shell.dialects.claude_import import Converted, Import
 
 #: ``--write`` creates the home, so a missing ``--home`` is not an error here.
 CREATES_HOME = True
@@ -97,6 +88,8 @@ def render_yaml(result: Import) -> str:
 
 def report_lines(result: Import) -> list[str]:
     """What was not converted, notes per entry, wrappers, and how to approve."""
+    from hermes_hooks.adapters.shell.dialects.claude_import import approve_line, consent_key
+
     lines: list[str] = []
     for source in result.files:
         if source.status != "read" and (source.explicit or source.status != "not found"):
@@ -140,6 +133,8 @@ def report_lines(result: Import) -> list[str]:
 
 
 def _atomic_write(path: Path, text: str, mode: int) -> None:
+    import tempfile  # with the command, not with ``--help``
+
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
@@ -185,6 +180,8 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
     home.mkdir(parents=True, exist_ok=True)
     backup = None
     if text:
+        from datetime import datetime, timezone
+
         stamp = datetime.now(tz=timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         backup = path.with_name(f"config.yaml.bak-{stamp}")
         _atomic_write(backup, text, mode)
@@ -197,6 +194,11 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, then print the YAML or write it."""
+    from hermes_hooks.adapters.shell.dialects.claude_import import (
+        default_files,
+        describe_path,
+        run_import,
+    )
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.cli.config_edit import ConfigEditError
 

@@ -17,8 +17,10 @@ import json
 import os
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from http.server import BaseHTTPRequestHandler
 
 NAME = "listen"
 HELP = "run a local webhook receiver that verifies and pretty-prints each delivery"
@@ -109,6 +111,9 @@ def _text(record: dict[str, Any]) -> str:
 
 
 def _handler(receiver: _Receiver) -> type[BaseHTTPRequestHandler]:
+    # http.server is imported here: ``hermes-hooks --help`` should not pay for it.
+    from http.server import BaseHTTPRequestHandler
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the delivery lanes use it
 
@@ -135,6 +140,8 @@ def _handler(receiver: _Receiver) -> type[BaseHTTPRequestHandler]:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted (or ``--count`` requests were handled)."""
+    from http.server import ThreadingHTTPServer
+
     from hermes_hooks.cli import EXIT_USAGE
 
     secrets: list[str] | None = None

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from hermes_hooks._manager import unknown_hook
-
 NAME = "schema"
 HELP = "print the JSON Schema of an event's shell stdin or webhook body, or a config file"
 
@@ -39,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.name in CATALOGUE:
         key = f"{args.wire}/{args.name}.schema.json"
     else:
+        from hermes_hooks._manager import unknown_hook  # loaded only on this path
+
         raise unknown_hook(args.name)
     print(render(all_schemas()[key]), end="")
     return 0

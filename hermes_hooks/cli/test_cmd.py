@@ -76,9 +76,10 @@ def _unknown_event(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Fire every matching, allowlisted shell hook of ``args.event`` once."""
     from hermes_hooks._contract import ShellUse
-    from hermes_hooks.adapters.shell import ShellHook, consent
+    from hermes_hooks.adapters.shell import consent
     from hermes_hooks.adapters.shell.config import parse_hooks
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
+    from hermes_hooks.adapters.shell.hook import run_once
     from hermes_hooks.adapters.shell.pin import resolve
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.cli.shell_views import (
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             report["status"] = "not matched"
             text.append(f"      – matcher {entry.matcher!r} does not match tool {tool!r}: not run")
         else:
-            outcome = ShellHook(entry, None).run(payload, now.argv if now else None)
+            outcome = run_once(entry, payload, now.argv if now else None)
             report["status"] = "fired"
             report.update(outcome_json(outcome))
             text.extend(outcome_lines(outcome))

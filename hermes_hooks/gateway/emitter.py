@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import inspect
 import logging
 import threading
@@ -31,7 +32,7 @@ from hermes_hooks._log import WarnOnce
 from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
-from hermes_hooks.gateway.lanes import LANE_CAPACITY, Lane, Overran, await_bounded
+from hermes_hooks.gateway.lanes import LANE_CAPACITY, BatchTimer, Lane, Overran, await_bounded
 from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
@@ -108,13 +109,22 @@ def _plain_copy(value: Any) -> Any:
     raise _NotPlain
 
 
-def _copy_context(context: Mapping[str, Any]) -> dict[str, Any]:
+def _is_flat(context: Mapping[str, Any]) -> bool:
+    """Whether every value of ``context`` is a scalar, so a plain dict copy is a deep one."""
+    scalars = _SCALARS
+    return type(context) is dict and all(type(v) in scalars for v in context.values())
+
+
+def _copy_context(context: Mapping[str, Any], flat: bool = False) -> dict[str, Any]:
     """A private deep copy per call (D-01); uncopyable values fall back to sharing.
+    ``flat``: the caller checked :func:`_is_flat` (once per event, not per hook).
 
     Never raises: a context nested past the recursion limit, or holding a cycle (which
     the plain copy would follow forever), is copied by ``copy.deepcopy`` where it can
     be, else value by value, else shared as it is.
     """
+    if flat:
+        return context.copy()  # type: ignore[attr-defined]  # a dict, per _is_flat
     try:
         return {k: _plain_copy(v) for k, v in context.items()}
     except (_NotPlain, RecursionError):
@@ -158,11 +168,7 @@ class GatewayEmitter:
     def add(self, hook: GatewayHook) -> None:
         """Give ``hook`` a lane and start delivering to it."""
 
-        async def deliver(event: str, context: dict[str, Any], carry: Any) -> None:
-            with entered(carry):  # the handler runs inside the emission's trace
-                await self._run(hook, event, context)
-
-        hook.lane = Lane(deliver)
+        hook.lane = Lane(functools.partial(self._run, hook))
         with self._lock:
             others = tuple(h for h in self._hooks if h.key != hook.key)
             self._hooks = tuple(sorted((*others, hook), key=lambda h: h.key))
@@ -233,9 +239,10 @@ class GatewayEmitter:
             return
         subscribers = self.subscribers(event)
         carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
+        flat = _is_flat(context)
         for hook in subscribers:
             lane = hook.lane
-            if lane is None or lane.offer(event, _copy_context(context), carry):
+            if lane is None or lane.offer(event, _copy_context(context, flat), carry):
                 continue
             log.warning(
                 "[hooks] Queue full for %s (%d pending) — dropping %s",
@@ -292,38 +299,64 @@ class GatewayEmitter:
 
     # -- one call ----------------------------------------------------------------------
 
-    async def _call(self, hook: GatewayHook, event: str, context: dict[str, Any]) -> Any:
-        limit = self.timeout or None
-        if hook.is_async:
-            return await await_bounded(hook.handle(event, context), limit)
-        # a worker thread does not inherit the emission's trace context: carry it over
-        handle = hook.handle if self.trace is None else carried(hook.handle)
-        return await hook.runner.acall(handle, (event, context), {}, limit)
-
     async def _run(
-        self, hook: GatewayHook, event: str, context: dict[str, Any]
+        self,
+        hook: GatewayHook,
+        event: str,
+        context: dict[str, Any],
+        carry: Any = None,
+        timer: BatchTimer | None = None,
     ) -> tuple[bool, Any]:
-        """Run one handler call, isolated; returns (succeeded, result)."""
+        """Run one handler call, isolated; returns (succeeded, result).
+
+        A lane calls this with the ``carry`` of the emission (its trace context, run
+        inside) and its batch's ``timer``; a command calls it inline.  Written as one
+        coroutine (no helper per call): a lane runs it for every event and hook.
+        """
+        if carry is not None:
+            with entered(carry):  # the handler runs inside the emission's trace
+                return await self._run(hook, event, context, None, timer)
         started = time.perf_counter()
-        where = str(hook.path)
+        limit = self.timeout or None
         try:
-            result = await self._call(hook, event, context)
-            if hook.is_async and self.timeout and time.perf_counter() - started > self.timeout:
+            if not hook.is_async:
+                # a worker thread does not inherit the emission's trace context
+                handle = hook.handle if self.trace is None else carried(hook.handle)
+                result = await hook.runner.acall(handle, (event, context), {}, limit)
+            elif timer is not None:  # a lane's batch: one timer bounds every call
+                result = await timer.run(hook.handle(event, context), limit)
+            else:
+                result = await await_bounded(hook.handle(event, context), limit)
+            if hook.is_async and limit and time.perf_counter() - started > limit:
                 # It blocked the loop instead of awaiting, so the bound could not cancel
                 # it: an answer that late must not count (a late deny would still block).
-                raise Overran(f"blocked the event loop past {self.timeout:g} s")
+                raise Overran(f"blocked the event loop past {limit:g} s")
         except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
             fault = fault_of(exc)
             detail = self._report(hook, event, fault)
             self._listeners.emit(
                 CallRecord(
-                    hook.name, where, event, fault.kind, detail, None, time.perf_counter() - started
+                    hook.name,
+                    str(hook.path),
+                    event,
+                    fault.kind,
+                    detail,
+                    None,
+                    time.perf_counter() - started,
                 )
             )
             return False, None
         if self._listeners:
             self._listeners.emit(
-                CallRecord(hook.name, where, event, "ok", "", result, time.perf_counter() - started)
+                CallRecord(
+                    hook.name,
+                    str(hook.path),
+                    event,
+                    "ok",
+                    "",
+                    result,
+                    time.perf_counter() - started,
+                )
             )
         return True, result
 

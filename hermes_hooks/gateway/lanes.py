@@ -5,6 +5,11 @@ on the emitting loop that delivers them in order.  The task ends when the lane i
 empty and the next emit starts a new one, so an idle gateway keeps no tasks, and a
 lane never needs an ``asyncio`` primitive bound to a loop that may since have closed.
 
+Each call of an async handler is bounded, but one loop timer serves a whole batch: a
+lane's task arms a :class:`BatchTimer` at the first call's deadline, and when it
+fires it either cancels the call that overran or re-arms for the call now running.
+A batch of quick calls costs one timer, not a timeout scope and a timer per call.
+
 Sync handlers must never block the loop, so they run on the hook's
 :class:`~hermes_hooks._workers.BoundedRunner` (the same reusable, abandon-at-the-limit
 workers plugin callbacks use, awaited through ``acall``).
@@ -23,7 +28,7 @@ from typing import Any
 
 from hermes_hooks._workers import TimedOut
 
-__all__ = ["LANE_CAPACITY", "Lane", "Overran", "await_bounded"]
+__all__ = ["LANE_CAPACITY", "BatchTimer", "Lane", "Overran", "await_bounded"]
 
 #: Pending events per hook before new ones are dropped (D-01).
 LANE_CAPACITY = 256
@@ -82,27 +87,97 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
         timer.cancel()
 
 
+class BatchTimer:
+    """Bounds each call awaited in one task with one loop timer for the whole batch.
+
+    :meth:`run` records the call's deadline; the timer, armed once, fires at the
+    earliest deadline still pending and then cancels the task if the call running
+    now has overrun, else re-arms for that call's deadline.  Calls that finish in
+    time never touch the timer.  :meth:`close` cancels it when the batch ends.
+    """
+
+    __slots__ = ("_deadline", "_expired", "_handle", "_loop", "_task")
+
+    def __init__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None, "a BatchTimer belongs to a running task"
+        self._task = task
+        self._loop = task.get_loop()
+        self._deadline: float | None = None  # the running call's, in loop time
+        self._handle: asyncio.TimerHandle | None = None
+        self._expired = False
+
+    async def run(self, awaitable: Awaitable[Any], limit: float | None) -> Any:
+        """Await ``awaitable`` in this task, cancelled after ``limit`` seconds (None:
+        no limit); raises :class:`TimedOut` at the limit."""
+        if limit is None:
+            return await awaitable
+        deadline = self._deadline = self._loop.time() + limit
+        handle = self._handle
+        if handle is None or handle.when() > deadline:  # a shorter limit than before
+            if handle is not None:
+                handle.cancel()
+            self._handle = self._loop.call_at(deadline, self._check)
+        try:
+            return await awaitable
+        except asyncio.CancelledError:
+            if not self._expired:
+                raise
+            self._forgive()
+            raise TimedOut(f"cancelled after {limit:g} s") from None
+        finally:
+            self._deadline = None
+            if self._expired:  # the call swallowed the cancellation: it still returned
+                self._forgive()
+
+    def _forgive(self) -> None:
+        # The cancellation was ours: take it back, so later awaits are not cancelled.
+        self._expired = False
+        uncancel = getattr(self._task, "uncancel", None)  # 3.11+
+        if uncancel is not None:
+            uncancel()
+
+    def _check(self) -> None:
+        self._handle = None
+        deadline = self._deadline
+        if deadline is None:
+            return  # between calls: the next call arms the timer again
+        if self._loop.time() >= deadline:
+            self._expired = True
+            self._task.cancel()
+        else:
+            self._handle = self._loop.call_at(deadline, self._check)
+
+    def close(self) -> None:
+        """The batch is over: drop the timer."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
 class Lane:
     """One hook's FIFO of pending ``(event, context, carry)`` entries and its
     delivering task.
 
     ``deliver`` is awaited once per event, in order, with the ``carry`` the event was
-    offered with (the trace context it belongs to, or None); it must not raise (the
-    emitter isolates handler failures before they get here).
+    offered with (the trace context it belongs to, or None) and the batch's
+    :class:`BatchTimer`; it must not raise (the emitter isolates handler failures
+    before they get here).
     """
 
-    __slots__ = ("_changed", "_deliver", "_pending", "_task", "capacity")
+    __slots__ = ("_changed", "_deliver", "_lock", "_pending", "_task", "capacity")
 
     def __init__(
         self,
-        deliver: Callable[[str, dict[str, Any], Any], Awaitable[None]],
+        deliver: Callable[[str, dict[str, Any], Any, BatchTimer], Awaitable[object]],
         capacity: int = LANE_CAPACITY,
     ) -> None:
         self._deliver = deliver
         self.capacity = capacity
         self._pending: deque[tuple[str, dict[str, Any], Any]] = deque()
         # One lock guards the queue and the task slot; emits may come from any loop.
-        self._changed = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()  # taken directly on the per-event paths
+        self._changed = threading.Condition(self._lock)
         self._task: asyncio.Task[None] | None = None
 
     def offer(self, event: str, context: dict[str, Any], carry: Any = None) -> bool:
@@ -110,11 +185,14 @@ class Lane:
 
         Returns False, queueing nothing, when ``capacity`` events are already pending.
         """
-        with self._changed:
+        with self._lock:
             if len(self._pending) >= self.capacity:
                 return False
             self._pending.append((event, context, carry))
-            if not _alive(self._task):
+            task = self._task
+            if task is not None and not task.done() and task.get_loop() is _running_loop():
+                return True  # its task runs on this loop: it will get to the event
+            if not _alive(task):
                 self._task = asyncio.get_running_loop().create_task(self._work())
                 self._task.add_done_callback(self._finished)
             return True
@@ -131,14 +209,18 @@ class Lane:
 
     async def _work(self) -> None:
         me = asyncio.current_task()
-        while True:
-            with self._changed:
-                if self._task is not me or not self._pending:
-                    if self._task is me:
-                        self._task = None
-                    return
-                event, context, carry = self._pending.popleft()
-            await self._deliver(event, context, carry)
+        timer = BatchTimer()
+        try:
+            while True:
+                with self._lock:
+                    if self._task is not me or not self._pending:
+                        if self._task is me:
+                            self._task = None
+                        return
+                    event, context, carry = self._pending.popleft()
+                await self._deliver(event, context, carry, timer)
+        finally:
+            timer.close()
 
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""
@@ -167,6 +249,9 @@ class Lane:
                 with contextlib.suppress(RuntimeError):  # closed in between
                     loop.call_soon_threadsafe(task.cancel)
         return dropped
+
+
+_running_loop = asyncio.get_running_loop
 
 
 def _alive(task: asyncio.Task[None] | None) -> bool:

@@ -9,11 +9,10 @@ from typing import Any, TypeVar
 import pluggy
 
 from hermes_hooks._contract import DEFAULT_POLICY, POLICY, Kind, OptIn, Policy, Selection, ShellUse
+from hermes_hooks._version import PROJECT_NAME
 
 __all__ = ["PROJECT_NAME", "TELEMETRY_FIELD", "TELEMETRY_VERSION", "SpecInfo", "hookspec"]
 
-#: The pluggy project name shared by hookspecs and ``hermes_hooks.hookimpl``.
-PROJECT_NAME = "hermes"
 #: PL-14 / D-17: the legacy envelope marker every Python callback receives.
 TELEMETRY_FIELD = "telemetry_schema_version"
 TELEMETRY_VERSION = "hermes.observer.v1"

@@ -293,7 +293,10 @@ def test_a_plugin_whose_import_hangs_holds_load_but_never_a_firing(home: Path) -
     loader.start()
     wait_until(lambda: probe.notes == ["import started"])
     assert loader.is_alive() and not loaded
-    assert running.pre_tool_call(**tool_payload()).action == "allow"
+    try:
+        assert running.pre_tool_call(**tool_payload()).action == "allow"
+    finally:
+        running.close()  # its idle worker must not outlive the test (leak tests count)
     probe.gate("plugin-import").set()
     loader.join(10)
     hooks = loaded[0]

@@ -15,6 +15,7 @@ The package, one job per module:
 * :mod:`.pin` -- where a command leads (program and script), pinned at approval;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
+* :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
 * :mod:`.output` -- the one interpretation core shared by every dialect;
 * :mod:`.dialects` -- the :class:`~.dialects.Dialect` protocol, the Hermes dialect, the
   Claude Code dialect and its settings importer;
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
@@ -243,16 +245,23 @@ class ShellSource:
         return ShellRecord(entry, "registered", how, note=note, hook=hook)
 
     def unload(self) -> None:
-        """Remove every callback this source registered (a reload starts here, D-08)."""
+        """Remove every callback this source registered (a reload starts here, D-08)
+        and end the processes of its persistent entries."""
         self._manager.unregister_owner(self.owner)
+        self.close(1.0)
         held = self._manager.adapter_state.get(_STATE)
         if held is not None:
             held.difference_update(self._keys)
         self._keys.clear()
 
     def close(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks."""
-        if not BACKGROUND.wait(timeout):
+        """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks,
+        and end the processes of persistent entries, within ``timeout`` in total."""
+        deadline = time.monotonic() + timeout
+        for record in self.entries:
+            if record.hook is not None and record.hook.process is not None:
+                record.hook.close(max(0.0, deadline - time.monotonic()))
+        if not BACKGROUND.wait(max(0.0, deadline - time.monotonic())):
             log.warning("%d background shell hook(s) still running at close", BACKGROUND.running)
 
     def section(self) -> Section:

@@ -9,6 +9,8 @@ Every rule of SH-04..SH-11 and D-64..D-68 lives here:
   (D-67); the trimmed, unexpanded string stays the consent key;
 * ``timeout`` is an integer in
   1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
+* ``persistent: true`` keeps the command running between firings (a Hermes-dialect
+  key: a Claude Code script expects a fresh process with its own environment);
 * the entry's dialect (:mod:`hermes_hooks.adapters.shell.dialects`) reads its
   ``matcher``; ``dialect: claude-code`` (and Claude Code event names such as
   ``PreToolUse``) brings Claude Code's event names, matchers and tool table.
@@ -389,6 +391,7 @@ class _Reader:
             claude=claude,
             declared=declared,
             rank=rank,
+            persistent=self.persistent(event, index, raw.get("persistent")),
             base=None if self.base is None else os.fspath(self.base),
         )
 
@@ -441,6 +444,21 @@ class _Reader:
             )
             return MAX_TIMEOUT
         return seconds
+
+    def persistent(self, event: str, index: int, value: Any) -> bool:
+        """``persistent: true`` (a Hermes-dialect key: the Claude Code dialect refuses
+        keys Claude Code does not have); anything else runs per firing."""
+        if value is None or value is False:
+            return False
+        if value is not True:
+            self.warn(
+                event,
+                index,
+                f"persistent must be true or false, got {value!r}; the hook is started "
+                "for each firing. Fix: 'persistent: true'.",
+            )
+            return False
+        return True
 
     def fail_closed(self, event: str, index: int, raw: Mapping[str, Any]) -> bool:
         key = "fail_closed" if "fail_closed" in raw else "failClosed"

@@ -51,6 +51,7 @@ class ShellEntry:
     claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
     declared: str | None = None  # the event key as written, when not ours (PreToolUse)
     rank: int = 0  # the order among the shell entries of ``event`` (D-19)
+    persistent: bool = False  # started once and kept running (one JSON line per firing)
     #: The folder relative paths in ``command`` resolve against: the home the entry was
     #: read from (None: the current directory, for an entry read without a home).
     base: str | None = None

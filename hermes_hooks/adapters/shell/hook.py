@@ -5,7 +5,8 @@ A firing checks the entry's dialect says it fires (a non-matching entry is never
 spawned), checks with one ``stat`` that the approval still stands (D-84), checks that
 the command still leads to the files its approval pinned (:mod:`.pin`; refused, and a
 fail-closed gate blocks, when not), runs those files with the dialect's stdin and
-environment (:mod:`.run`), reads the answer
+environment (:mod:`.run`; a ``persistent: true`` entry sends the stdin to its running
+process instead, :mod:`.persistent`), reads the answer
 through the shared core (:mod:`.output`) and hands the dispatcher what the dialect
 delivers.  It never raises into the host.
 """
@@ -27,19 +28,21 @@ from hermes_hooks.adapters.shell.consent import (
 )
 from hermes_hooks.adapters.shell.dialects import dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered
+from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
+from hermes_hooks.adapters.shell.persistent import PersistentProcess
 from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.adapters.shell.run import RunResult
 
-__all__ = ["ShellHook", "ShellRecord"]
+__all__ = ["ShellHook", "ShellRecord", "run_once"]
 
 log = logging.getLogger("hermes_hooks.shell")
 
 
 class ShellHook:
-    """The callback of one shell entry: one subprocess per matching firing."""
+    """The callback of one shell entry: one subprocess per matching firing, or one
+    request to its running process when the entry is persistent."""
 
-    __slots__ = ("_present", "dialect", "entry", "pin", "source", "watch")
+    __slots__ = ("_present", "dialect", "entry", "pin", "process", "source", "watch")
 
     def __init__(
         self,
@@ -58,6 +61,7 @@ class ShellHook:
         self.source = source  # the config file, for messages
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
+        self.process = PersistentProcess(entry) if entry.persistent else None
 
     def __call__(self, **payload: Any) -> dict[str, Any] | Degraded | None:
         """Fire for one event: the dispatcher calls this with the keyword payload."""
@@ -76,6 +80,9 @@ class ShellHook:
                 # Run exactly the files the approval pinned: nothing is looked up again
                 # between this check and the spawn.
                 entry = dataclasses.replace(entry, argv=argv)
+        if self.process is not None:  # persistent: the answer of its running process
+            outcome = self.run(payload, entry.argv)
+            return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
         return self.dialect.fire(entry, payload)
 
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
@@ -134,10 +141,32 @@ class ShellHook:
         entry = self.entry
         if argv is not None and argv != entry.argv:
             entry = dataclasses.replace(entry, argv=argv)
+        if self.process is not None:  # persistent (Hermes dialect): its running process
+            stdin, _ = self.dialect.stdin(entry, payload)
+            result = self.process.request(stdin, entry.argv)
+            return interpret(entry, result, self.dialect.read, payload)
         return self.dialect.run(entry, payload)
+
+    def close(self, timeout: float = 1.0) -> None:
+        """End a persistent entry's process (nothing to do for a per-firing one)."""
+        if self.process is not None:
+            self.process.close(timeout)
 
     def __repr__(self) -> str:
         return f"<ShellHook {self.entry.where} {self.entry.command!r}>"
+
+
+def run_once(
+    entry: ShellEntry, payload: dict[str, Any], argv: tuple[str, ...] | None = None
+) -> Outcome:
+    """Fire ``entry`` once on ``payload`` (``argv``: its resolved form) outside any load
+    (``hermes-hooks test``, ``doctor``): no consent or matcher check; a persistent
+    entry's process is started for this one firing and ended after it."""
+    hook = ShellHook(entry, None)
+    try:
+        return hook.run(payload, argv)
+    finally:
+        hook.close()
 
 
 @dataclass
@@ -162,6 +191,7 @@ class ShellRecord:
             "timeout": entry.timeout,
             "fail_closed": entry.fail_closed,
             "dialect": entry.dialect,
+            "persistent": entry.persistent,
             "state": self.state,
             "consent": self.consent,
             "note": self.note,

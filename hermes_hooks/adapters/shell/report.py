@@ -26,7 +26,7 @@ from hermes_hooks.adapters.shell.consent import (
 )
 from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.synthetic import synthetic_payload
 
@@ -260,7 +260,7 @@ def section(source: LoadedShell) -> Section:
 
 def _smoke(record: ShellRecord, subject: str) -> Finding:
     """D-85: fire the hook once on the synthetic payload, with its own timeout."""
-    outcome = ShellHook(record.entry, None).run(synthetic_payload(record.entry.event))
+    outcome = run_once(record.entry, synthetic_payload(record.entry.event))
     result = outcome.result
     took = f"{result.elapsed:.3f}s"
     if result.error is not None:

@@ -34,7 +34,14 @@ from dataclasses import dataclass
 
 from hermes_hooks.telemetry import trace_environment
 
-__all__ = ["DRAIN_SECONDS", "STREAM_CAP", "RunResult", "run_command"]
+__all__ = [
+    "DRAIN_SECONDS",
+    "STREAM_CAP",
+    "RunResult",
+    "kill_group",
+    "run_command",
+    "spawn_error",
+]
 
 #: Bytes kept per output stream (stdout and stderr each); the rest is discarded.
 STREAM_CAP = 1024 * 1024
@@ -94,7 +101,7 @@ class _Capture:
         return b"".join(self.chunks)
 
 
-def _spawn_error(exc: OSError, argv: tuple[str, ...]) -> str:
+def spawn_error(exc: OSError, argv: tuple[str, ...]) -> str:
     """A short reason for a failed spawn, as the fail-closed message shows it."""
     program = argv[0]
     if isinstance(exc, FileNotFoundError):
@@ -108,7 +115,7 @@ def _spawn_error(exc: OSError, argv: tuple[str, ...]) -> str:
     return f"cannot start: {exc.strerror or exc}"
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
+def kill_group(process: subprocess.Popen[bytes]) -> None:
     """SIGKILL the hook's process group (the hook leads it, so its pgid is its pid)."""
     try:
         os.killpg(process.pid, signal.SIGKILL)
@@ -145,13 +152,13 @@ def run_command(
             cwd=cwd,
         )
     except OSError as exc:
-        return RunResult(error=_spawn_error(exc, argv), elapsed=time.monotonic() - started)
+        return RunResult(error=spawn_error(exc, argv), elapsed=time.monotonic() - started)
     if not hasattr(select, "poll"):  # pragma: no cover - Windows
         return _communicate(process, stdin, timeout, started)
     try:
         return _supervise(process, stdin, timeout, started)
     except BaseException:
-        _kill_group(process)
+        kill_group(process)
         process.wait()
         raise
     finally:
@@ -221,7 +228,7 @@ def _loop(
         if drain_until is None:
             if now >= deadline:
                 result.timed_out = True
-                _kill_group(process)
+                kill_group(process)
                 drain_until = now + DRAIN_SECONDS
             elif pidfd is None and now >= next_exit_check:
                 next_exit_check = now + _EXIT_CHECK
@@ -258,7 +265,7 @@ def _loop(
     if not result.timed_out and not _wait_exit(process, pidfd, deadline):
         # It closed its outputs but kept running until the deadline.
         result.timed_out = True
-        _kill_group(process)
+        kill_group(process)
     if result.timed_out:
         # SIGKILL is delivered at once; the bound only guards a process stuck in the kernel.
         with contextlib.suppress(subprocess.TimeoutExpired):

@@ -1,0 +1,198 @@
+"""One hand-off per firing: a firing's bounded callbacks run back to back on one worker.
+
+Handing each bounded callback to a worker thread and waiting for it costs two thread
+switches per callback, many times the cost of the callback itself.  So the dispatcher
+hands a firing's run of bounded callbacks to one worker as a single job: the worker
+runs them in order, settling each result with the firing's aggregator exactly as the
+calling thread would, and the caller waits once.
+
+Every per-callback rule stays with the callback's own
+:class:`~hermes_hooks._workers.BoundedRunner`: the worker asks it before each call (the
+60 s window after a timeout, one ``tool_call_id`` at a time, the cap of abandoned
+workers), and a timeout is charged to it.  The caller waits with the deadline of the
+callback that is running, which the worker publishes in a :class:`_Progress` as it
+starts each one; the caller looks only when its wait expires, so a firing that keeps
+to its limits costs the caller one wake-up.  At a timeout the worker is abandoned in
+the callback it is stuck in (it settles nothing more) and the callbacks after it move
+to a fresh worker.
+
+The decision records of callbacks settled on the worker are held and emitted on the
+firing's own thread before it returns (:data:`HELD_RECORDS`), as an unbounded firing
+emits them, so subscribers such as the replay timeline see no difference.
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import threading
+import time
+import types
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks._workers import Busy, TimedOut, drive
+
+if TYPE_CHECKING:
+    from hermes_hooks._callback import Callback
+    from hermes_hooks._dispatch import Dispatcher, _Cursor, _Plan
+    from hermes_hooks._select import Aggregator
+    from hermes_hooks.types import DecisionRecord
+
+__all__ = ["HELD_RECORDS", "run_bounded"]
+
+#: Decision records settled on a firing's worker wait here (``records``, per thread) for
+#: the firing's own thread, so that subscribers see every record on the thread that
+#: fired, as with an unbounded firing (the replay timeline files them by thread).
+HELD_RECORDS = threading.local()
+
+# While the worker is between callbacks (settling a result: our own code and the
+# decision-record listeners) the caller checks back this often.
+_BETWEEN = 0.01
+_COROUTINE = types.CoroutineType
+
+
+class _Progress:
+    """Which callback the worker is running, and since when (shared with the caller)."""
+
+    __slots__ = ("abandoned", "deadline", "index", "lock", "running", "started")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.index = -1
+        self.deadline = 0.0  # monotonic: when the running callback times out
+        self.started = 0.0  # perf_counter: when it started, for its decision record
+        self.running = False  # in a callback (not in our own code between two)
+        self.abandoned = False  # the caller gave up: settle nothing more
+
+
+def run_bounded(
+    dispatcher: Dispatcher,
+    plan: _Plan,
+    aggregator: Aggregator,
+    callbacks: tuple[Callback, ...],
+    results: list[Any] | None,
+    cursor: _Cursor,
+) -> None:
+    """Run ``callbacks`` (all bounded) on one worker, each within the dispatcher's
+    timeout; a timed-out one is settled as such and the rest move to a fresh worker."""
+    timeout = dispatcher.timeout
+    pool = dispatcher.pool
+    pending = callbacks
+    held: list[DecisionRecord] = []  # records the worker settles, emitted here
+    while pending:
+        progress = _Progress()
+        job = _job(dispatcher, plan, aggregator, pending, results, cursor, progress, held)
+        try:
+            worker = pool.lend(timeout)
+        except Busy as exc:  # no thread freed up in time: this callback never ran
+            dispatcher.finish(aggregator, pending[0], False, exc, time.perf_counter(), results)
+            pending = pending[1:]
+            continue
+        outbox = worker.outbox
+        worker.inbox.put((job, (), {}, functools.partial(_deliver, outbox)))
+        stuck, (ok, value) = _wait(progress, outbox, timeout)
+        dispatcher.emit_held(held)  # the worker settles nothing more now
+        if stuck is None:
+            pool.give_back(worker)
+            if not ok:  # KeyboardInterrupt and the like reach the host, as unbounded
+                raise value
+            return
+        callback = pending[stuck]
+        dispatcher.runner(callback).abandon(worker)
+        failure = TimedOut(f"no result within {timeout} s")
+        dispatcher.finish(aggregator, callback, False, failure, progress.started, results)
+        pending = pending[stuck + 1 :]
+
+
+_NOTHING = (False, None)
+
+
+def _deliver(outbox: queue.SimpleQueue[tuple[bool, Any]], ok: bool, value: Any) -> None:
+    outbox.put((ok, value))
+
+
+def _wait(
+    progress: _Progress, outbox: queue.SimpleQueue[tuple[bool, Any]], timeout: float
+) -> tuple[int | None, tuple[bool, Any]]:
+    """Wait for the job: (None, its outcome) when it finished, else (the index of the
+    callback that ran past its deadline, nothing); the worker is then abandoned."""
+    wait = timeout  # the first deadline is at least this far: no need to look sooner
+    while True:
+        try:
+            return None, outbox.get(timeout=wait)
+        except queue.Empty:
+            pass
+        with progress.lock:
+            if not progress.running:
+                wait = _BETWEEN
+                continue
+            wait = progress.deadline - time.monotonic()
+            if wait <= 0:
+                progress.abandoned = True
+                return progress.index, _NOTHING
+
+
+def _job(
+    dispatcher: Dispatcher,
+    plan: _Plan,
+    aggregator: Aggregator,
+    callbacks: tuple[Callback, ...],
+    results: list[Any] | None,
+    cursor: _Cursor,
+    progress: _Progress,
+    held: list[DecisionRecord],
+) -> Any:
+    """The worker's side: each callback in order, admitted by its runner, its result
+    settled unless the caller has given up on it meanwhile."""
+    timeout = dispatcher.timeout
+    listening = bool(dispatcher.listeners)
+    one_per_call = plan.one_per_call
+    lock = progress.lock
+    monotonic, perf_counter = time.monotonic, time.perf_counter
+
+    # Written out (locals, few calls): this is the hot path of every bounded firing.
+    def work() -> None:
+        HELD_RECORDS.records = held
+        try:
+            run()
+        finally:
+            HELD_RECORDS.records = None
+
+    def run() -> None:
+        for index, callback in enumerate(callbacks):
+            with lock:
+                if progress.abandoned:
+                    return
+                progress.index = index
+                progress.deadline = monotonic() + timeout
+                progress.running = True
+            if listening:
+                progress.started = perf_counter()
+            runner = callback.runner or dispatcher.runner(callback)
+            try:
+                # Inside the isolation: args an earlier modify returned may not copy.
+                kwargs = dispatcher.kwargs_for(plan, aggregator, cursor, callback)
+                tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
+                if type(tool_call_id) is not str:
+                    tool_call_id = None
+                runner.admit(tool_call_id)
+                try:
+                    value = callback.function(**kwargs)
+                    if value is not None and type(value) is _COROUTINE:
+                        value = drive(value)
+                finally:
+                    if tool_call_id is not None:
+                        runner.finish(tool_call_id)
+                ok = True
+            except (Exception, SystemExit) as exc:
+                ok, value = False, exc
+            with lock:
+                if progress.abandoned:
+                    return  # timed out: the caller settled it; the rest run elsewhere
+                progress.running = False
+            if ok and value is None and not listening:
+                continue  # nothing to settle
+            dispatcher.finish(aggregator, callback, ok, value, progress.started, results)
+
+    # Telemetry binds the whole run to the firing's context, as it would each call.
+    return work if dispatcher.carry is None else dispatcher.carry(work)

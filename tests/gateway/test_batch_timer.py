@@ -1,0 +1,85 @@
+"""One timer per lane batch: every call in a batch bounded, no stray cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from hermes_hooks._workers import TimedOut
+from hermes_hooks.gateway.lanes import BatchTimer, Lane
+
+
+def test_each_call_is_bounded_and_the_batch_goes_on() -> None:
+    async def forever() -> None:
+        await asyncio.Event().wait()
+
+    async def swallows() -> str:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "kept going"
+        return "never"
+
+    async def quits() -> None:
+        raise SystemExit(5)
+
+    async def main() -> None:
+        timer = BatchTimer()
+        try:
+            # A long limit first: the next call's shorter one must still be kept.
+            assert await timer.run(asyncio.sleep(0, result="first"), 3600) == "first"
+            with pytest.raises(TimedOut, match=r"cancelled after 0\.1 s"):
+                await timer.run(forever(), 0.1)
+            task = asyncio.current_task()
+            assert (
+                task is not None and getattr(task, "cancelling", lambda: 0)() == 0
+            )  # nothing left pending
+            # A call that swallows the cancellation returns its own value, and the
+            # cancellation does not leak into the next await of the task.
+            assert await timer.run(swallows(), 0.1) == "kept going"
+            assert getattr(task, "cancelling", lambda: 0)() == 0
+            await asyncio.sleep(0.01)
+            with pytest.raises(SystemExit):  # reaches the caller, not the loop
+                await timer.run(quits(), 5)
+            assert await timer.run(asyncio.sleep(0, result="after"), None) == "after"
+        finally:
+            timer.close()
+
+    async def guarded() -> None:
+        await asyncio.wait_for(main(), 60)  # a hang guard: a lost limit fails the test
+
+    asyncio.run(guarded())
+
+
+def test_a_lane_bounds_every_event_of_a_batch_with_one_timer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    armed: list[float] = []
+    real_call_at = asyncio.BaseEventLoop.call_at
+
+    def counting_call_at(self: Any, when: float, *args: Any, **kwargs: Any) -> Any:
+        armed.append(when)
+        return real_call_at(self, when, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "call_at", counting_call_at)
+    delivered: list[str] = []
+
+    async def deliver(event: str, context: dict[str, Any], carry: Any, timer: BatchTimer) -> None:
+        async def handle() -> None:
+            delivered.append(event)
+
+        await timer.run(handle(), 30)
+
+    async def main() -> None:
+        lane = Lane(deliver)
+        for n in range(50):
+            assert lane.offer(f"e{n}", {})
+        task = lane.task()
+        assert task is not None
+        await task
+
+    asyncio.run(main())
+    assert delivered == [f"e{n}" for n in range(50)]
+    assert len(armed) == 1  # fifty bounded calls, one timer
