@@ -258,9 +258,9 @@ class ShellSource:
         """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks,
         and end the processes of persistent entries, within ``timeout`` in total."""
         deadline = time.monotonic() + timeout
-        for record in self.entries:
-            if record.hook is not None and record.hook.process is not None:
-                record.hook.close(max(0.0, deadline - time.monotonic()))
+        for shell_hook in (record.hook for record in self.entries):
+            if shell_hook is not None and shell_hook.process is not None:
+                shell_hook.close(max(0.0, deadline - time.monotonic()))
         if not BACKGROUND.wait(max(0.0, deadline - time.monotonic())):
             log.warning("%d background shell hook(s) still running at close", BACKGROUND.running)
 
