@@ -329,6 +329,8 @@ class ClaudeSpec:
 
 
 def text_or(value: Any, default: str) -> str:
+    """``value`` when it is a string (a payload field as the host sent it), else
+    ``default``: Claude Code's stdin fields are always strings."""
     return value if isinstance(value, str) else default
 
 
