@@ -9,21 +9,21 @@ Public names (see ``design.md``)::
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
     hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
-Importing the package stays light: pluggy (for :data:`hookimpl`) and the redacting log
-filter load with it; the catalogue, the types, the loader, the CLI, httpx and the
-adapters load when first used.
+Importing the package stays light: only the redacting log filter loads with it; every
+public name above, pluggy with :data:`hookimpl` among them, loads when first used, so
+the CLI's ``--help`` (whose parser lives in this package) never pays for pluggy.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
 from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
 from hermes_hooks._version import PROJECT_NAME, __version__
 
 if TYPE_CHECKING:
+    import pluggy
+
     from hermes_hooks._loader import load
     from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
@@ -56,9 +56,9 @@ __all__ = [
     "load",
 ]
 
-
-#: Marks a function as an implementation of the catalogue hook of the same name.
-hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+if TYPE_CHECKING:
+    #: Marks a function as an implementation of the catalogue hook of the same name.
+    hookimpl: pluggy.HookimplMarker
 
 #: Public names loaded on first use (a plain ``import hermes_hooks`` stays light).
 _TYPES = frozenset(
@@ -83,6 +83,10 @@ def __getattr__(name: str) -> Any:
 
 
 def _lazy(name: str) -> Any:
+    if name == "hookimpl":
+        import pluggy
+
+        return pluggy.HookimplMarker(PROJECT_NAME)
     if name in _TYPES:
         from hermes_hooks import types
 

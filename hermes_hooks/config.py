@@ -94,10 +94,12 @@ class ConfigFile:
 def inspect_config(home: Path) -> ConfigFile:
     """Read ``<home>/config.yaml`` within the YAML bounds and check it against its
     schema; logs nothing (see :func:`read_config`).  A missing file is an empty config."""
-    from hermes_hooks._yaml import YamlError, read_yaml
-
     config = ConfigFile(home / "config.yaml")
     path = config.path
+    if not path.exists():  # most homes have none: skip importing the YAML reader
+        return config
+    from hermes_hooks._yaml import YamlError, read_yaml
+
     try:
         document = read_yaml(path)
     except FileNotFoundError:

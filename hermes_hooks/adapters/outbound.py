@@ -17,7 +17,6 @@ sharing a url both deliver.  No consent is asked (OUT-16).
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -179,6 +178,8 @@ class OutboundSource:
     # -- loading -----------------------------------------------------------------------
 
     def _open_outbox(self) -> Outbox | None:
+        import sqlite3  # deferred: only durable targets use the outbox
+
         from hermes_hooks.webhooks.outbox import Outbox
 
         try:
@@ -194,6 +195,8 @@ class OutboundSource:
             return None
 
     def _lane(self, target: Target) -> Lane | DurableLane | CaptureLane:
+        import sqlite3  # deferred: a home without targets never builds a lane
+
         from hermes_hooks.webhooks.capture import CaptureLane, active_sink
         from hermes_hooks.webhooks.delivery import DurableLane, Lane
 

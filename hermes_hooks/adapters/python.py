@@ -34,11 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
-from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
-from hermes_hooks.config_schema import unknown_keys
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.plugin_context import PluginContext, PluginManifest
 
@@ -365,6 +363,10 @@ def _optional_str(value: Any) -> str | None:
 
 def _read_manifest(path: Path) -> tuple[dict[str, Any], list[str]]:
     """The manifest's keys, and warnings (unknown or duplicate keys) naming their line."""
+    # Deferred: a home without plugin folders never needs the YAML reader.
+    from hermes_hooks._yaml import YamlError, read_yaml
+    from hermes_hooks.config_schema import unknown_keys
+
     try:
         document = read_yaml(path)
     except YamlError as exc:

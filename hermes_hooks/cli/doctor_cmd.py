@@ -10,9 +10,10 @@ The exit code is 1 when any finding is an error.
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-from hermes_hooks.report import Finding
+if TYPE_CHECKING:
+    from hermes_hooks.report import Finding
 
 NAME = "doctor"
 HELP = "check every plugin, shell hook, outbound target and gateway hook of a home"
@@ -26,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
+    from dataclasses import asdict  # deferred, as every import here: --help lists us
+
     from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.config import check_config

@@ -15,7 +15,6 @@ import argparse
 import json
 import logging
 import time
-from dataclasses import asdict
 from typing import Any
 
 from hermes_hooks.errors import ConfigError, UnknownHookError
@@ -154,6 +153,8 @@ def _load(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Fire the event and print each hook's outcome; exit 1 if any failed or denied."""
+    from dataclasses import asdict  # deferred, as every import here: --help lists us
+
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.gateway.events import context_keys
 

@@ -16,14 +16,10 @@ the next Hermes process to carry on.  It runs no plugin or shell hook.
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from hermes_hooks.webhooks.urls import redact_urls
 
 if TYPE_CHECKING:
     from hermes_hooks.webhooks.outbox import Outbox, Row
@@ -54,10 +50,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _when(epoch: float | None) -> str:
     if epoch is None:
         return "-"
+    from datetime import datetime, timezone
+
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _row_json(row: Row) -> dict[str, Any]:
+    from hermes_hooks.webhooks.urls import redact_urls
+
     return {
         "id": row.id,
         "target": redact_urls(row.target),
@@ -74,6 +74,8 @@ def _row_json(row: Row) -> dict[str, Any]:
 
 
 def _row_line(row: Row) -> str:
+    from hermes_hooks.webhooks.urls import redact_urls
+
     when = f"next {_when(row.next_attempt)}" if row.state == "pending" else "dead"
     error = f"  last error: {redact_urls(row.last_error)}" if row.last_error else ""
     return (
@@ -144,6 +146,7 @@ def _durable_targets(home: Path) -> dict[str, Any]:
 def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: Path) -> int:
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.webhooks.delivery import DurableLane, flush_lanes
+    from hermes_hooks.webhooks.urls import redact_urls
 
     outbox.redeliver([r.id for r in rows], time.time())
     targets = _durable_targets(home)
@@ -183,6 +186,8 @@ def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen outbox action on the home's outbox; a file that is not a readable
     outbox is a clear error, not a traceback."""
+    import sqlite3  # deferred, as every import here: --help lists this command
+
     from hermes_hooks.cli import EXIT_FAILURE
     from hermes_hooks.config import resolve_home
 

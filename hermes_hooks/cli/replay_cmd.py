@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -274,6 +273,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    from dataclasses import asdict  # deferred: --help lists this command
+
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
     from hermes_hooks.host.job import FAIL_ON
     from hermes_hooks.host.recording import scan_recording

@@ -34,9 +34,7 @@ from hermes_hooks.adapters import Unloaded
 from hermes_hooks.adapters.shell import consent, report
 from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
 from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
-from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
 from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
-from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
 from hermes_hooks.adapters.shell.pin import resolve
@@ -137,13 +135,20 @@ class ShellSource:
             and (r.entry.event == "on_session_start" or r.entry.claude.options.background)
         ]
         if claude is not None and talkers:
+            # The Claude Code modules load only when a claude-code entry exists.
+            from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
+
             register_session_context(self._manager, self.owner, claude)
 
     def _refusal(self, entry: ShellEntry) -> str | None:
         """Why an entry cannot run at all here (a prompt or agent handler without the
         host's model), or None."""
         claude = entry.claude
-        if claude is None or claude.options.kind not in MODEL_KINDS or self._llm is not None:
+        if claude is None or self._llm is not None:
+            return None
+        from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
+
+        if claude.options.kind not in MODEL_KINDS:
             return None
         return (
             f"a type: {claude.options.kind} handler is answered by the host's model, and "

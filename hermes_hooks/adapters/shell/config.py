@@ -30,18 +30,11 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._manager import suggest_hook
-from hermes_hooks.adapters.shell.dialects import DIALECTS
-from hermes_hooks.adapters.shell.dialects.claude_tables import (
-    TOOLS_KEY,
-    ClaudeContext,
-    event_for_key,
-    read_dialect,
-    tool_table,
-)
+from hermes_hooks.adapters.shell.dialects import dialect_named
 from hermes_hooks.adapters.shell.entry import (
     DEFAULT_TIMEOUT,
     MAX_TIMEOUT,
@@ -49,6 +42,9 @@ from hermes_hooks.adapters.shell.entry import (
     ShellEntry,
 )
 from hermes_hooks.hookspecs import CATALOGUE
+
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -319,6 +315,9 @@ class _Reader:
     def claude_event(self, key: str) -> str | None:
         """Our event for a Claude Code event name (``key`` itself when it is none);
         None, after a warning, for a Claude Code event Hermes does not have."""
+        # The dialect tables load only when a hooks: block has entries to read.
+        from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
+
         event, problem = event_for_key(key)
         if problem is not None:
             self.warn(key, None, problem)
@@ -327,6 +326,12 @@ class _Reader:
     def context(self) -> ClaudeContext:
         """The tables the claude-code entries share, read once from the config."""
         if self.result.claude is None:
+            from hermes_hooks.adapters.shell.dialects.claude_tables import (
+                TOOLS_KEY,
+                ClaudeContext,
+                tool_table,
+            )
+
             tools = tool_table(self.config, lambda message: self.warn(TOOLS_KEY, None, message))
             self.result.claude = ClaudeContext(tools)
         return self.result.claude
@@ -372,7 +377,7 @@ class _Reader:
             self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
             return None
         try:
-            matcher, pattern, claude = DIALECTS[dialect].read_matcher(
+            matcher, pattern, claude = dialect_named(dialect).read_matcher(
                 event, raw, declared, lambda message: self.warn(event, index, message), self.context
             )
         except EntryRefused as exc:
@@ -397,6 +402,8 @@ class _Reader:
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
         """``hermes`` or ``claude-code``; None (after warning) to skip the entry."""
+        from hermes_hooks.adapters.shell.dialects.claude_tables import read_dialect
+
         name, problem = read_dialect(event, value, declared)
         if problem is not None:
             self.warn(event, index, problem)

@@ -7,21 +7,24 @@ read, and what the dispatcher receives.  Everything else (consent, the run itsel
 timeouts, the shared failure and fail-closed rules of
 :func:`~hermes_hooks.adapters.shell.output.interpret`) is common to every dialect.
 
-:data:`DIALECTS` maps the ``dialect:`` value of an entry to its dialect.
+:func:`dialect_named` gives the dialect of a ``dialect:`` value (:func:`dialect_of`,
+of an entry).  The dialect modules load on first use: a home without shell hooks
+never imports them, and the Claude Code ones are most of the adapter's import time.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from hermes_hooks._callback import Degraded
-from hermes_hooks.adapters.shell.dialects import claude_code, hermes
-from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
-from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
-from hermes_hooks.adapters.shell.output import Directive, Outcome, Reading
+if TYPE_CHECKING:
+    from hermes_hooks._callback import Degraded
+    from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
+    from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+    from hermes_hooks.adapters.shell.output import Directive, Outcome, Reading
 
-__all__ = ["DIALECTS", "Dialect", "dialect_of"]
+__all__ = ["Dialect", "dialect_named", "dialect_of"]
 
 
 class Dialect(Protocol):
@@ -69,13 +72,20 @@ class Dialect(Protocol):
         comes back as a :class:`~hermes_hooks._callback.Degraded` carrying it."""
 
 
-#: ``dialect:`` value -> its dialect.
-DIALECTS: dict[str, Dialect] = {
-    hermes.DIALECT.name: hermes.DIALECT,
-    claude_code.DIALECT.name: claude_code.DIALECT,
+#: ``dialect:`` value -> the module whose ``DIALECT`` it is (the values
+#: ``claude_tables.read_dialect`` accepts).
+_MODULES = {
+    "hermes": "hermes_hooks.adapters.shell.dialects.hermes",
+    "claude-code": "hermes_hooks.adapters.shell.dialects.claude_code",
 }
+
+
+def dialect_named(name: str) -> Dialect:
+    """The dialect of the ``dialect:`` value ``name`` (KeyError for an unknown one)."""
+    dialect: Dialect = importlib.import_module(_MODULES[name]).DIALECT
+    return dialect
 
 
 def dialect_of(entry: ShellEntry) -> Dialect:
     """The dialect ``entry`` is written in."""
-    return DIALECTS[entry.dialect]
+    return dialect_named(entry.dialect)

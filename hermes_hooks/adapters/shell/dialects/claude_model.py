@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from hermes_hooks.adapters.shell.run import RunResult
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = [
     "ANSWER_INSTRUCTION",
@@ -103,6 +104,10 @@ def model_result(
     is a deny (PreToolUse) or ``decision: block`` (elsewhere) with the reason; an
     answer that is not ``{"ok": ...}`` (nor Claude Code's older ``decision``) is a
     failed run, so a ``fail_closed`` gate blocks."""
+    # Deferred: host_capabilities, asked by every shell load, should not pull in the
+    # subprocess runner.
+    from hermes_hooks.adapters.shell.run import RunResult
+
     started = time.monotonic()
     try:
         reply = llm.complete(prompt, model=model, timeout=timeout, agent=agent)
