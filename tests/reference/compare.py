@@ -41,6 +41,13 @@ class Allowed:
         """Whether this row accepts difference ``path`` of ``plugin``."""
         return (self.plugin in ("*", plugin)) and fnmatch.fnmatchcase(path, self.difference)
 
+    @property
+    def varies(self) -> bool:
+        """A row whose reason opens with "Varies between runs": the plugin itself races a
+        thread or process of its own, so the difference may or may not occur in a given
+        run (such a row is never stale)."""
+        return self.reason.lower().startswith("varies between runs")
+
 
 def allowed_differences(path: Path = COMPATIBILITY) -> list[Allowed]:
     """The rows of the accepted-differences table (the one headed ``| plugin |``)."""
