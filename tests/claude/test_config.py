@@ -4,6 +4,7 @@ matcher rules, order and identity, and how ``list``, ``test`` and ``doctor`` sho
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,10 @@ def test_bad_dialects_and_unmapped_events_warn_and_skip(caplog: pytest.LogCaptur
         ),
     ]
     assert parsed.problems[3].message.startswith("unknown hook event 'PreToolUze' in hooks: config")
-    assert len(warnings_of(caplog)) == 4
+    # the pre_tool_call entry lost to a bad dialect is a gate dropped: an ERROR
+    assert [p.weakens_gate for p in parsed.problems] == [True, False, False, False]
+    assert len(warnings_of(caplog)) == 3
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.ERROR] == ["ERROR"]
 
 
 def test_problems_of_an_entry_under_a_claude_name_name_that_key() -> None:

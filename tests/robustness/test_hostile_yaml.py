@@ -158,5 +158,8 @@ def test_an_over_long_string_is_a_bad_value(
     assert errors == [
         f"{home / 'config.yaml'}:3:16: hooks.pre_tool_call[0].command: a value of 70000 "
         "characters is too long (at most 65536); the value is ignored. Fix: write a "
-        "shorter value"
+        "shorter value",
+        # the ignored command leaves that gate entry without one: dropped, loudly
+        f"{home / 'config.yaml'}: hooks.pre_tool_call[0]: has no non-empty 'command' string; "
+        "skipped (set command to the program to run)",
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hermes_hooks.adapters.shell.config import (
     script_for_command,
     split_command,
 )
+from hermes_hooks.cli import main
 from hermes_hooks.hookspecs import VALID_HOOKS
 from tests.shell.helpers import approve, sh, warnings_of, write_config, write_script
 
@@ -272,15 +274,33 @@ def test_fail_closed_as_a_string_is_read_with_a_warning(caplog: pytest.LogCaptur
     assert "read as true" in warnings_of(caplog)[0]
 
 
-def test_fail_closed_of_another_type_fails_open_with_a_warning(
+def test_fail_closed_of_another_type_fails_open_with_an_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    (entry,) = parse({"pre_tool_call": [{"command": "x", "fail_closed": 3}]}).entries
+    # The gate runs weaker than written (it fails open): an ERROR, and doctor fails.
+    parsed = parse({"pre_tool_call": [{"command": "x", "fail_closed": 3}]})
+    (entry,) = parsed.entries
     assert entry.fail_closed is False
-    assert warnings_of(caplog) == [
+    assert warnings_of(caplog) == []
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [
         "/h/config.yaml: hooks.pre_tool_call[0]: fail_closed must be true or false, got 3; "
         "the hook fails open"
     ]
+    assert [p.weakens_gate for p in parsed.problems] == [True]
+
+
+def test_a_dropped_gate_entry_is_an_error_and_a_dropped_observer_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse({"pre_tool_call": [{"matcher": "terminal"}], "post_tool_call": [{}]})
+    assert parsed.entries == []
+    by_level = [(r.levelname, r.getMessage()) for r in caplog.records]
+    message = "has no non-empty 'command' string; skipped (set command to the program to run)"
+    assert by_level == [
+        ("ERROR", f"/h/config.yaml: hooks.pre_tool_call[0]: {message}"),
+        ("WARNING", f"/h/config.yaml: hooks.post_tool_call[0]: {message}"),
+    ]
+    assert [p.weakens_gate for p in parsed.problems] == [True, False]
 
 
 # -- command splitting and ~ (D-67), the script rule (D-73) ---------------------------------
@@ -368,3 +388,16 @@ def test_inline_shell_code_is_not_taken_for_a_script() -> None:
     assert str(script_for_command("bash ~/.hermes/agent-hooks/x.sh")).endswith(
         ".hermes/agent-hooks/x.sh"
     )
+
+
+def test_doctor_fails_when_a_gate_entry_is_dropped(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(home, {"pre_tool_call": [{"command": ""}]}, plugins={"enabled": []})
+    code = main(["--home", str(home), "--no-entry-points", "doctor"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert (
+        "✗ shell hooks.pre_tool_call[0]: has no non-empty 'command' string; skipped (set "
+        "command to the program to run)"
+    ) in out.splitlines()

@@ -194,6 +194,9 @@ class ConfigProblem:
     event: str
     index: int | None  # None when the problem concerns the whole event key
     message: str
+    #: The problem drops or weakens a gate (an entry of a hook that can block), so the
+    #: agent runs less guarded than the file says: an ERROR, and ``doctor`` fails.
+    weakens_gate: bool = False
 
     @property
     def where(self) -> str:
@@ -237,12 +240,17 @@ class _Reader:
         # so that its warnings name the key as written (hooks.PreToolUse[0]).
         self.alias: tuple[str, str] | None = None
 
-    def warn(self, event: str, index: int | None, message: str) -> None:
+    def warn(self, event: str, index: int | None, message: str, *, drops: bool = False) -> None:
+        """Record and log one problem; ``drops``: the entry (or the event's entries, or
+        their fail-closed guarantee) is lost, which on a hook that can block leaves a gate
+        off, so it is an ERROR there rather than a WARNING."""
         if self.alias is not None and event == self.alias[0]:
             event = self.alias[1]
-        problem = ConfigProblem(event, index, message)
+        gate = drops and event in BLOCKING_EVENTS
+        problem = ConfigProblem(event, index, message, weakens_gate=gate)
         self.result.problems.append(problem)
-        log.log(self.level, "%s: %s: %s", self.source, problem.where, message)
+        level = logging.ERROR if gate and self.level == logging.WARNING else self.level
+        log.log(level, "%s: %s: %s", self.source, problem.where, message)
 
     def warn_exact(self, event: str, message: str) -> None:
         # D-65's texts are byte-exact, so nothing is prefixed to them.
@@ -301,6 +309,7 @@ class _Reader:
                     None,
                     f"must be a list of entries, got {type(entries).__name__}; skipped. "
                     "Fix: write each entry as a list item ('- command: ...').",
+                    drops=True,
                 )
                 continue
             base = self.seen.get(event, 0)
@@ -346,6 +355,7 @@ class _Reader:
                 event,
                 index,
                 f"must be a mapping with a 'command' key, got {type(raw).__name__}; skipped",
+                drops=True,
             )
             return None
         dialect = self.dialect(event, index, raw.get("dialect"), declared)
@@ -362,26 +372,31 @@ class _Reader:
                 event,
                 index,
                 "has no non-empty 'command' string; skipped (set command to the program to run)",
+                drops=True,
             )
             return None
         command = command.strip()
         try:
             argv = [model_kind] if model_kind in ("prompt", "agent") else split_command(command)
         except ValueError as exc:
-            self.warn(event, index, f"command {command!r} cannot be split ({exc}); skipped")
+            self.warn(
+                event, index, f"command {command!r} cannot be split ({exc}); skipped", drops=True
+            )
             return None
         if not argv or not argv[0]:
-            self.warn(event, index, f"command {command!r} names no program; skipped")
+            self.warn(event, index, f"command {command!r} names no program; skipped", drops=True)
             return None
         if "\0" in command:  # execve cannot pass it: every firing would fail to start
-            self.warn(event, index, f"command {command!r} contains a NUL character; skipped")
+            self.warn(
+                event, index, f"command {command!r} contains a NUL character; skipped", drops=True
+            )
             return None
         try:
             matcher, pattern, claude = dialect_named(dialect).read_matcher(
                 event, raw, declared, lambda message: self.warn(event, index, message), self.context
             )
         except EntryRefused as exc:
-            self.warn(event, index, str(exc))
+            self.warn(event, index, str(exc), drops=True)
             return None
         return ShellEntry(
             event=event,
@@ -406,7 +421,7 @@ class _Reader:
 
         name, problem = read_dialect(event, value, declared)
         if problem is not None:
-            self.warn(event, index, problem)
+            self.warn(event, index, problem, drops=name is None)
         return name
 
     def timeout(self, event: str, index: int, value: Any) -> int:
@@ -488,6 +503,7 @@ class _Reader:
                 event,
                 index,
                 f"{key} must be true or false, got {value!r}; the hook fails open",
+                drops=True,
             )
             return False
         if flag and event not in BLOCKING_EVENTS:

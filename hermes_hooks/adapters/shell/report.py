@@ -240,7 +240,9 @@ def section(source: LoadedShell) -> Section:
     problems = source.problems()
     if problems:
         lines.append(f"  Config problems ({len(problems)}):")
-        lines.extend(f"    ⚠ {p.where}: {p.message}" for p in problems)
+        lines.extend(
+            f"    {'✗' if p.weakens_gate else '⚠'} {p.where}: {p.message}" for p in problems
+        )
     status = problem or f"{len(allowlist_view)} approval(s)"
     lines.append(f"  Allowlist: {source.allowlist.path} ({status})")
     if source.bypass:
@@ -293,7 +295,10 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
 
 def check(source: LoadedShell) -> list[Finding]:
     """Doctor findings for every configured shell hook (CLI-06, D-85)."""
-    findings = [Finding("warn", f"shell {p.where}", p.message) for p in source.problems()]
+    findings = [
+        Finding("error" if p.weakens_gate else "warn", f"shell {p.where}", p.message)
+        for p in source.problems()
+    ]
     _, problem = source.allowlist.read()
     if problem is not None:
         findings.append(Finding("error", f"allowlist {source.allowlist.path}", problem))
