@@ -50,6 +50,7 @@ from hermes_hooks.adapters.shell.run import (
     STREAM_CAP,
     RunResult,
     kill_group,
+    spawn,
     spawn_error,
 )
 
@@ -211,14 +212,7 @@ class PersistentProcess:
         self._stamp = _stamp(self.script)
         self._argv = argv
         try:
-            self._process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                start_new_session=True,
-            )
+            self._process = spawn(argv)
         except OSError as exc:
             return spawn_error(exc, argv)
         self.starts += 1

@@ -30,6 +30,7 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hermes_hooks.telemetry import trace_environment
@@ -40,6 +41,7 @@ __all__ = [
     "RunResult",
     "kill_group",
     "run_command",
+    "spawn",
     "spawn_error",
 ]
 
@@ -101,6 +103,23 @@ class _Capture:
         return b"".join(self.chunks)
 
 
+def spawn(
+    argv: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> subprocess.Popen[bytes]:
+    """Start a hook: no shell, all three streams piped and unbuffered, in a session (and
+    so a process group) of its own, so a kill reaches everything it started."""
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+        start_new_session=True,
+        env=env,
+        cwd=cwd,
+    )
+
+
 def spawn_error(exc: OSError, argv: tuple[str, ...]) -> str:
     """A short reason for a failed spawn, as the fail-closed message shows it."""
     program = argv[0]
@@ -141,16 +160,8 @@ def run_command(
     """
     started = time.monotonic()
     try:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            bufsize=0,
-            start_new_session=True,
-            env=trace_environment(env),  # TRACEPARENT: the hook joins the trace
-            cwd=cwd,
-        )
+        # TRACEPARENT: the hook joins the firing's trace
+        process = spawn(argv, env=trace_environment(env), cwd=cwd)
     except OSError as exc:
         return RunResult(error=spawn_error(exc, argv), elapsed=time.monotonic() - started)
     if not hasattr(select, "poll"):  # pragma: no cover - Windows
