@@ -354,7 +354,8 @@ def test_events_to_a_stuck_gateway_hook_stay_within_its_lane(
     figures.update(events=events, before=before.line(), after=after.line(), logs=logged)
     assert pending <= LANE_CAPACITY  # D-01: 256 pending at most
     assert logged["WARNING"] >= events - LANE_CAPACITY  # each drop is warned (D-01)
-    assert after.threads == before.threads
+    # not equal: an idle worker left by an earlier test may end meanwhile; none may start
+    assert after.threads <= before.threads
     assert after.traced_kib - before.traced_kib < 128
 
 
@@ -379,7 +380,8 @@ def test_events_to_a_stuck_stream_observer_stay_within_its_queue(
         release.set()
     figures.update(events=events, before=before.line(), after=after.line())
     assert lane.pending <= 1024  # bounded queue (D-61)
-    assert after.threads == before.threads
+    # not equal: an idle worker left by an earlier test may end meanwhile; none may start
+    assert after.threads <= before.threads
     assert after.traced_kib - before.traced_kib < 256
 
 
