@@ -91,7 +91,9 @@ def _claude(
     if not source.exists():
         raise RecordingError(f"{source}: no such file or directory")
     config = read_config(resolve_home(home))  # hooks_claude_tools: extends the table
-    table = tool_table(config, lambda message: report.note("hooks_claude_tools", message))
+    table = tool_table(
+        config, lambda message, narrows=False: report.note("hooks_claude_tools", message)
+    )
     for path in transcripts(source):
         draft = read_transcript(path, table, report)
         if draft is None:

@@ -47,3 +47,10 @@ def configure(home: Path, block: dict[str, Any], *, approved: bool = True, **top
         for key, entries in block.items():
             for entry in entries or []:
                 approve(home, our_event(key), consent_key(entry))
+
+
+class Problems(list[tuple[str, bool]]):
+    """A dialect's ``warn`` that records ``(message, narrows)`` in order."""
+
+    def __call__(self, message: str, /, *, narrows: bool = False) -> None:
+        self.append((message, narrows))

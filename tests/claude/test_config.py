@@ -15,7 +15,7 @@ from hermes_hooks.adapters.shell.config import parse_hooks
 from hermes_hooks.adapters.shell.dialects.claude_tables import compile_matcher
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
-from tests.claude.helpers import configure, payload
+from tests.claude.helpers import Problems, configure, payload
 from tests.shell.helpers import py, sh, warnings_of, write_script
 
 
@@ -119,16 +119,22 @@ def test_problems_of_an_entry_under_a_claude_name_name_that_key() -> None:
     ],
 )
 def test_claude_matcher_rules(matcher: str, matching: list[str], not_matching: list[str]) -> None:
-    problems: list[str] = []
-    compiled = compile_matcher(matcher, problems.append)
+    problems = Problems()
+    compiled = compile_matcher(matcher, problems)
     assert compiled is not None
     assert [compiled(name) for name in matching] == [True] * len(matching)
     assert [compiled(name) for name in not_matching] == [False] * len(not_matching)
     assert compiled(None) is False
     if matcher == "Write(":
+        # compared literally, it fires for fewer names than written: narrowing
         assert problems == [
-            "matcher 'Write(' is not a regular expression Python understands (missing ), "
-            "unterminated subpattern at position 5); the name must equal it literally"
+            (
+                "matcher 'Write(' is not a regular expression Python understands (missing ), "
+                "unterminated subpattern at position 5); the hook fires only for a name equal "
+                "to it. Fix: write it as Python's re module reads it (escape a literal '(' or "
+                "'[' with a backslash)",
+                True,
+            )
         ]
     else:
         assert problems == []
@@ -326,3 +332,27 @@ def test_doctor_accepts_plain_text_and_shows_unhonoured_answers(
         "      ⚠ decision: block is not honoured: Hermes cannot do that on post_tool_call; "
         "ignored" in out.splitlines()
     )
+
+
+def test_doctor_fails_on_a_gate_matcher_or_a_tool_row_it_cannot_honour(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = write_script(tmp_path / "allow.sh", sh("cat >/dev/null; exit 0"))
+    configure(
+        home,
+        {"PreToolUse": [{"command": str(script), "matcher": "Bash("}]},
+        hooks_claude_tools={"Shell": {"fields": {}}},
+    )
+    code, out = run_cli(home, capsys, "doctor")
+    assert code == 1, out
+    lines = out.splitlines()
+    assert (
+        "✗ shell hooks.PreToolUse[0]: matcher 'Bash(' is not a regular expression Python "
+        "understands (missing ), unterminated subpattern at position 4); the hook fires only "
+        "for a name equal to it. Fix: write it as Python's re module reads it (escape a "
+        "literal '(' or '[' with a backslash)"
+    ) in lines
+    assert (
+        "✗ shell hooks_claude_tools: hooks_claude_tools.Shell: has no 'tool' (our tool name); "
+        "skipped. Fix: 'tool: terminal'"
+    ) in lines

@@ -17,7 +17,7 @@ from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.plugin_context import HostCapabilities
 from tests.claude.helpers import configure, corpus, payload
-from tests.shell.helpers import warnings_of
+from tests.shell.helpers import problems_of, warnings_of
 
 
 def eventually(check: Callable[[], bool], limit: float = 30.0) -> bool:
@@ -265,9 +265,11 @@ def test_options_that_cannot_be_honoured_refuse_the_entry(
     configure(home, {key: [{"command": "/bin/true", **entry}]})
     hooks = load()
     if message is None:
-        assert warnings_of(caplog) == []
+        assert problems_of(caplog) == []
         return
-    assert warnings_of(caplog) == [f"{home}/config.yaml: hooks.{key}[0]: {message}"]
+    # A PreToolUse entry refused is a gate dropped: an ERROR; on Stop a warning.
+    level = "ERROR" if key == "PreToolUse" else "WARNING"
+    assert problems_of(caplog) == [(level, f"{home}/config.yaml: hooks.{key}[0]: {message}")]
     assert not hooks.manager.callbacks("pre_tool_call")
     assert not hooks.manager.callbacks("pre_verify")
 
@@ -277,7 +279,8 @@ def test_an_unknown_key_is_refused_with_the_known_ones(
 ) -> None:
     configure(home, {"PreToolUse": [{"command": "/bin/true", "retry": 3}]})
     load()
-    [warning] = warnings_of(caplog)
+    [(level, warning)] = problems_of(caplog)
+    assert level == "ERROR"  # the gate entry is dropped
     assert warning.startswith(
         f"{home}/config.yaml: hooks.PreToolUse[0]: 'retry' is not a claude-code entry key "
         "(known: async, asyncRewake, async_rewake, command, dialect, failClosed, fail_closed, "

@@ -12,7 +12,7 @@ import pytest
 
 from hermes_hooks.adapters.shell.dialects.claude_tables import DEFAULT_TOOLS, ToolTable, tool_table
 from hermes_hooks.hooks import Hooks
-from tests.claude.helpers import payload
+from tests.claude.helpers import Problems, payload
 from tests.shell.helpers import py, write_script
 
 RECORDER = """
@@ -263,8 +263,9 @@ def test_hooks_claude_tools_extends_and_trims_the_table(
     assert (terminal["tool_name"], terminal["tool_input"]) == ("terminal", {"command": "ls"})
 
 
-def test_bad_tool_rows_warn_and_the_rest_apply() -> None:
-    problems: list[str] = []
+def test_bad_tool_rows_narrow_loudly_and_the_rest_apply() -> None:
+    # Every skipped row changes what a Claude Code gate sees, so each one "narrows".
+    problems = Problems()
     table = tool_table(
         {
             "hooks_claude_tools": {
@@ -274,21 +275,43 @@ def test_bad_tool_rows_warn_and_the_rest_apply() -> None:
                 "Fetch": {"tool": "fetch", "fields": {"url": "bad name!"}},
             }
         },
-        problems.append,
+        problems,
     )
     assert problems == [
-        "hooks_claude_tools.Glob: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'",
-        "hooks_claude_tools.LS: must be our tool name or {tool: ..., fields: {...}}; skipped",
-        "hooks_claude_tools.Fetch.fields.url: 'bad name!' is not a field name (letters, "
-        "digits, '_', optionally ending in '[*]'); this rename is skipped",
+        (
+            "hooks_claude_tools.Glob: has no 'tool' (our tool name); skipped. Fix: "
+            "'tool: terminal'",
+            True,
+        ),
+        (
+            "hooks_claude_tools.LS: must be our tool name or {tool: ..., fields: {...}}; skipped",
+            True,
+        ),
+        (
+            "hooks_claude_tools.Fetch.fields.url: 'bad name!' is not a field name (letters, "
+            "digits, '_', optionally ending in '[*]'); this rename is skipped",
+            True,
+        ),
     ]
     assert table.claude_name("search_files") == "Grep"
     assert table.claude_name("fetch") == "Fetch"
     assert table.claude_name("terminal") == "Bash"
     problems.clear()
-    tool_table({"hooks_claude_tools": ["Bash"]}, problems.append)
+    tool_table({"hooks_claude_tools": ["Bash"]}, problems)
     assert problems == [
-        "must be a mapping of Claude Code tool names to our tool names, got list; ignored "
-        "(the built-in table applies). Fix: e.g. 'hooks_claude_tools: {NotebookEdit: "
-        "notebook_edit}'"
+        (
+            "must be a mapping of Claude Code tool names to our tool names, got list; ignored "
+            "(the built-in table applies). Fix: e.g. 'hooks_claude_tools: {NotebookEdit: "
+            "notebook_edit}'",
+            True,
+        )
     ]
+
+
+def test_a_bad_row_over_a_built_in_name_leaves_the_built_in_row() -> None:
+    # Dropping the built-in Bash row too would hide every terminal call from a Bash gate.
+    problems = Problems()
+    table = tool_table({"hooks_claude_tools": {"Bash": {"tool": ""}, "Read": None}}, problems)
+    assert table.claude_name("terminal") == "Bash"
+    assert table.claude_name("read_file") == "read_file"  # null did remove Read's row
+    assert [narrows for _, narrows in problems] == [True]

@@ -175,13 +175,43 @@ def test_blank_matcher_means_no_matcher() -> None:
     assert entry.matches(None) and entry.matches("anything")
 
 
-def test_invalid_regex_falls_back_to_literal_equality(caplog: pytest.LogCaptureFixture) -> None:
-    (entry,) = parse({"pre_tool_call": [{"matcher": "term(inal", "command": "x"}]}).entries
-    assert entry.matches("term(inal")
-    assert not entry.matches("terminal")
-    (message,) = warnings_of(caplog)
-    assert message.startswith("/h/config.yaml: hooks.pre_tool_call[0]: matcher 'term(inal'")
-    assert "literally" in message
+def test_invalid_regex_falls_back_to_literal_equality_loudly_on_a_gate(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Compared literally, the gate fires for fewer tools than written: an ERROR on a hook
+    # that can block, a warning on one that only observes.
+    entries = [{"matcher": "term(inal", "command": "x"}]
+    parsed = parse({"pre_tool_call": entries, "post_tool_call": entries})
+    gate, observer = parsed.entries
+    assert gate.matches("term(inal")
+    assert not gate.matches("terminal")
+    assert not observer.matches("terminal")
+    problem = (
+        "matcher 'term(inal' is not a valid regular expression (missing ), unterminated "
+        "subpattern at position 4); the hook fires only for a tool named exactly that. Fix: "
+        "correct the expression, e.g. escape a literal '(' or '[' with a backslash"
+    )
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("ERROR", f"/h/config.yaml: hooks.pre_tool_call[0]: {problem}"),
+        ("WARNING", f"/h/config.yaml: hooks.post_tool_call[0]: {problem}"),
+    ]
+    assert [p.weakens_gate for p in parsed.problems] == [True, False]
+
+
+def test_a_matcher_that_is_not_a_string_widens_and_only_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # Ignored, the hook fires for every tool: more than written, so the gate is not weaker.
+    parsed = parse({"pre_tool_call": [{"matcher": 3, "command": "x"}]})
+    assert parsed.entries[0].matcher is None
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "WARNING",
+            "/h/config.yaml: hooks.pre_tool_call[0]: matcher must be a string (a regular "
+            "expression), got int; ignored, so the hook fires for every tool",
+        )
+    ]
+    assert [p.weakens_gate for p in parsed.problems] == [False]
 
 
 def test_matcher_on_another_event_is_dropped_with_the_reference_warning(
@@ -388,6 +418,23 @@ def test_inline_shell_code_is_not_taken_for_a_script() -> None:
     assert str(script_for_command("bash ~/.hermes/agent-hooks/x.sh")).endswith(
         ".hermes/agent-hooks/x.sh"
     )
+
+
+def test_doctor_fails_when_a_gate_matcher_is_compared_literally(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_config(
+        home, {"pre_tool_call": [{"command": "x", "matcher": "[bad"}]}, plugins={"enabled": []}
+    )
+    code = main(["--home", str(home), "--no-entry-points", "doctor"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert (
+        "✗ shell hooks.pre_tool_call[0]: matcher '[bad' is not a valid regular expression "
+        "(unterminated character set at position 0); the hook fires only for a tool named "
+        "exactly that. Fix: correct the expression, e.g. escape a literal '(' or '[' with a "
+        "backslash"
+    ) in out.splitlines()
 
 
 def test_doctor_fails_when_a_gate_entry_is_dropped(

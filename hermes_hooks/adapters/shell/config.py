@@ -240,13 +240,24 @@ class _Reader:
         # so that its warnings name the key as written (hooks.PreToolUse[0]).
         self.alias: tuple[str, str] | None = None
 
-    def warn(self, event: str, index: int | None, message: str, *, drops: bool = False) -> None:
+    def warn(
+        self,
+        event: str,
+        index: int | None,
+        message: str,
+        *,
+        drops: bool = False,
+        shared: bool = False,
+    ) -> None:
         """Record and log one problem; ``drops``: the entry (or the event's entries, or
-        their fail-closed guarantee) is lost, which on a hook that can block leaves a gate
-        off, so it is an ERROR there rather than a WARNING."""
+        their fail-closed guarantee, or part of what their matcher covers) is lost, which
+        on a hook that can block leaves a gate off, so it is an ERROR there rather than a
+        WARNING.  ``shared``: the problem is in a table every Claude Code entry reads
+        (gates included), so what it loses is always an ERROR."""
+        # Whether it can block is a fact of our event; the message names the key as written.
+        gate = drops and (shared or event in BLOCKING_EVENTS)
         if self.alias is not None and event == self.alias[0]:
             event = self.alias[1]
-        gate = drops and event in BLOCKING_EVENTS
         problem = ConfigProblem(event, index, message, weakens_gate=gate)
         self.result.problems.append(problem)
         level = logging.ERROR if gate and self.level == logging.WARNING else self.level
@@ -341,7 +352,12 @@ class _Reader:
                 tool_table,
             )
 
-            tools = tool_table(self.config, lambda message: self.warn(TOOLS_KEY, None, message))
+            tools = tool_table(
+                self.config,
+                lambda message, narrows=False: self.warn(
+                    TOOLS_KEY, None, message, drops=narrows, shared=True
+                ),
+            )
             self.result.claude = ClaudeContext(tools)
         return self.result.claude
 
@@ -393,7 +409,11 @@ class _Reader:
             return None
         try:
             matcher, pattern, claude = dialect_named(dialect).read_matcher(
-                event, raw, declared, lambda message: self.warn(event, index, message), self.context
+                event,
+                raw,
+                declared,
+                lambda message, narrows=False: self.warn(event, index, message, drops=narrows),
+                self.context,
             )
         except EntryRefused as exc:
             self.warn(event, index, str(exc), drops=True)

@@ -6,14 +6,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from hermes_hooks.errors import ConfigError
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeSpec
 
-__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "EntryMatcher", "EntryRefused", "ShellEntry"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "EntryMatcher",
+    "EntryRefused",
+    "ShellEntry",
+    "Warn",
+]
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
@@ -25,6 +32,19 @@ class EntryRefused(ConfigError, ValueError):
     """A dialect refuses an entry it cannot honour; the message says why and the fix.
     The config reader turns it into one warning naming the entry, so it never reaches
     the host."""
+
+
+class Warn(Protocol):
+    """Where a dialect reports a problem in what it reads.
+
+    ``narrows``: the problem makes the hook fire for fewer calls, or see other fields,
+    than the file says (a matcher compared literally, a tool-table row skipped).  On a
+    hook that can block, that leaves part of a gate off, so the config reader makes it
+    an ERROR and ``doctor`` fails, exactly as for an entry that is dropped.
+    """
+
+    def __call__(self, message: str, /, *, narrows: bool = False) -> None:
+        """Record and log ``message``."""
 
 
 class EntryMatcher(NamedTuple):

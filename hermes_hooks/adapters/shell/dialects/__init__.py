@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from hermes_hooks._callback import Degraded
     from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeContext
-    from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+    from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry, Warn
     from hermes_hooks.adapters.shell.output import Directive, Outcome, Reading
 
 __all__ = ["Dialect", "dialect_named", "dialect_of"]
@@ -37,7 +37,7 @@ class Dialect(Protocol):
         event: str,
         raw: Mapping[str, Any],
         declared: str | None,
-        warn: Callable[[str], None],
+        warn: Warn,
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
         """Read the ``matcher`` (and the dialect's own options) of the entry ``raw``

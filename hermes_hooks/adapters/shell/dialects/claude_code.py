@@ -59,7 +59,7 @@ from hermes_hooks.adapters.shell.dialects.claude_tables import (
     text_or,
 )
 from hermes_hooks.adapters.shell.dialects.claude_tools import Inputs
-from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.adapters.shell.output import (
     DEFAULT_BLOCK_MESSAGE,
     Directive,
@@ -484,7 +484,7 @@ class ClaudeCodeDialect:
         event: str,
         raw: Mapping[str, Any],
         declared: str | None,
-        warn: Callable[[str], None],
+        warn: Warn,
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
         """Claude's matcher rules, the entry's Claude event and handler options

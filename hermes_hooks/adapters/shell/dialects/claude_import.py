@@ -457,7 +457,7 @@ def _timeout(value: Any, notes: list[str]) -> int | None:
 
 
 def _matcher_notes(event: ClaudeEvent, matcher: str, tools: ToolTable, notes: list[str]) -> None:
-    compiled = compile_matcher(matcher, notes.append)
+    compiled = compile_matcher(matcher, lambda note, narrows=False: notes.append(note))
     if compiled is None:
         return
     values = _SUBJECTS.get(event.name)
@@ -632,7 +632,7 @@ def _convert_handler(
 
 def run_import(files: list[SettingsFile], home: Path, config: dict[str, Any]) -> Import:
     """Read every file and convert it; mark entries ``config`` already has."""
-    tools = tool_table(config, lambda _message: None)
+    tools = tool_table(config, lambda _message, narrows=False: None)
     result = Import(files=files)
     for source in files:
         document = read_settings(source)

@@ -28,7 +28,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
 from hermes_hooks.adapters.shell.dialects.claude_options import HandlerOptions, read_options
@@ -39,6 +39,9 @@ from hermes_hooks.adapters.shell.dialects.claude_tools import (
     ToolTable,
     tool_table,
 )
+
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.shell.entry import Warn
 
 __all__ = [
     "DEFAULT_TOOLS",
@@ -179,7 +182,7 @@ class Matcher:
         return self.names is not None and value in self.names
 
 
-def compile_matcher(value: str, warn: Callable[[str], None]) -> Matcher | None:
+def compile_matcher(value: str, warn: Warn) -> Matcher | None:
     """Claude's matcher rules: ``*`` or blank match everything (None); letters, digits,
     ``_``, ``-``, spaces, ``,`` and ``|`` only are an exact name or a list of names;
     anything else is a regular expression searched anywhere in the name.  A regular
@@ -195,7 +198,9 @@ def compile_matcher(value: str, warn: Callable[[str], None]) -> Matcher | None:
     except re.error as exc:
         warn(
             f"matcher {text!r} is not a regular expression Python understands ({exc}); the "
-            "name must equal it literally"
+            "hook fires only for a name equal to it. Fix: write it as Python's re module "
+            "reads it (escape a literal '(' or '[' with a backslash)",
+            narrows=True,
         )
         return Matcher(text, names=frozenset({text}))
 
@@ -378,7 +383,7 @@ def read_spec(
     raw: Mapping[str, Any],
     declared: str | None,
     context: ClaudeContext,
-    warn: Callable[[str], None],
+    warn: Warn,
 ) -> tuple[str | None, ClaudeSpec]:
     """(the matcher as written, the entry's :class:`ClaudeSpec`); raises
     :class:`~hermes_hooks.adapters.shell.entry.EntryRefused` for an option this

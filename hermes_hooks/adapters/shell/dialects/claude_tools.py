@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.envelope import jsonable
+
+if TYPE_CHECKING:
+    from hermes_hooks.adapters.shell.entry import Warn
 
 __all__ = [
     "DEFAULT_TOOLS",
@@ -228,12 +231,14 @@ class ToolTable:
         return result
 
 
-def tool_table(config: Mapping[str, Any], warn: Callable[[str], None]) -> ToolTable:
+def tool_table(config: Mapping[str, Any], warn: Warn) -> ToolTable:
     """The built-in table extended (or trimmed) by ``hooks_claude_tools:``.
 
     Each key is a Claude Code tool name; the value is our tool name, or a mapping
     ``{tool: <ours>, fields: {<claude field>: <ours>}}``, or null to drop a built-in
-    row.  Your rows come first.  Bad rows are skipped with a warning through ``warn``.
+    row.  Your rows come first.  A bad row is skipped (the built-in row of that name, if
+    any, stays) and reported through ``warn`` as narrowing: a Claude Code gate would see
+    other tool names or fields than the file says.
     """
     raw = config.get(TOOLS_KEY)
     builtin = {row.claude: row for row in DEFAULT_TOOLS}
@@ -243,47 +248,59 @@ def tool_table(config: Mapping[str, Any], warn: Callable[[str], None]) -> ToolTa
         warn(
             f"must be a mapping of Claude Code tool names to our tool names, got "
             f"{type(raw).__name__}; ignored (the built-in table applies). Fix: e.g. "
-            f"'{TOOLS_KEY}: {{NotebookEdit: notebook_edit}}'"
+            f"'{TOOLS_KEY}: {{NotebookEdit: notebook_edit}}'",
+            narrows=True,
         )
         return ToolTable(DEFAULT_TOOLS)
     rows: list[ToolMap] = []
     for key, value in raw.items():
         name = str(key).strip()
-        builtin.pop(name, None)
         if value is None:
-            continue  # null removes a built-in row
+            builtin.pop(name, None)  # null removes a built-in row
+            continue
         row = _tool_row(name, value, warn)
-        if row is not None:
+        if row is not None:  # a bad row leaves the built-in one in place
+            builtin.pop(name, None)
             rows.append(row)
     return ToolTable([*rows, *builtin.values()])
 
 
-def _tool_row(name: str, value: Any, warn: Callable[[str], None]) -> ToolMap | None:
+def _tool_row(name: str, value: Any, warn: Warn) -> ToolMap | None:
     where = f"{TOOLS_KEY}.{name}"
     if isinstance(value, str):
         value = {"tool": value}
     if not isinstance(value, Mapping):
-        warn(f"{where}: must be our tool name or {{tool: ..., fields: {{...}}}}; skipped")
+        warn(
+            f"{where}: must be our tool name or {{tool: ..., fields: {{...}}}}; skipped",
+            narrows=True,
+        )
         return None
     tool = value.get("tool")
     if not isinstance(tool, str) or not tool.strip():
-        warn(f"{where}: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'")
+        warn(
+            f"{where}: has no 'tool' (our tool name); skipped. Fix: 'tool: terminal'",
+            narrows=True,
+        )
         return None
     fields = value.get("fields") or {}
     if not isinstance(fields, Mapping):
-        warn(f"{where}.fields: must map Claude field names to ours; skipped")
+        warn(f"{where}.fields: must map Claude field names to ours; skipped", narrows=True)
         return None
     renames: dict[str, str] = {}
     for claude, ours in fields.items():
         if not isinstance(ours, str) or not _OUR_FIELD.fullmatch(ours.strip()):
             warn(
                 f"{where}.fields.{claude}: {ours!r} is not a field name (letters, digits, "
-                f"'_', optionally ending in '[*]'); this rename is skipped"
+                f"'_', optionally ending in '[*]'); this rename is skipped",
+                narrows=True,
             )
             continue
         renames[str(claude).strip()] = ours.strip()
     expand = value.get("expand")
     if expand is not None and expand not in _EXPANDERS:
-        warn(f"{where}.expand: {expand!r} is not one of {sorted(_EXPANDERS)}; skipped")
+        warn(
+            f"{where}.expand: {expand!r} is not one of {sorted(_EXPANDERS)}; skipped",
+            narrows=True,
+        )
         return None
     return ToolMap(name, tool.strip(), renames, expand)

@@ -31,7 +31,7 @@ from typing import Any
 from hermes_hooks._callback import Degraded
 from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
-from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry
+from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.adapters.shell.output import (
     BLOCK_EXIT_CODE,
     DEFAULT_BLOCK_MESSAGE,
@@ -59,8 +59,9 @@ _UNPARSEABLE = "unparseable stdout (expected a JSON object)"
 # -- reading an entry --------------------------------------------------------------------
 
 
-def read_matcher(event: str, value: Any, warn: Callable[[str], None]) -> EntryMatcher:
-    """The entry's ``matcher`` as written and compiled; a bad one warns through ``warn``."""
+def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
+    """The entry's ``matcher`` as written and compiled; a bad one warns through ``warn``
+    (one that makes the hook fire for fewer tools than written says it ``narrows``)."""
     if value is None:
         return EntryMatcher()
     if not isinstance(value, str):
@@ -82,8 +83,10 @@ def read_matcher(event: str, value: Any, warn: Callable[[str], None]) -> EntryMa
         return EntryMatcher(matcher, re.compile(matcher))
     except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
         warn(
-            f"matcher {matcher!r} is not a valid regular expression ({exc}); the tool "
-            "name must equal it literally"
+            f"matcher {matcher!r} is not a valid regular expression ({exc}); the hook "
+            "fires only for a tool named exactly that. Fix: correct the expression, e.g. "
+            "escape a literal '(' or '[' with a backslash",
+            narrows=True,
         )
         return EntryMatcher(matcher)
 
@@ -228,7 +231,7 @@ class HermesDialect:
         event: str,
         raw: Mapping[str, Any],
         declared: str | None,
-        warn: Callable[[str], None],
+        warn: Warn,
         tables: Callable[[], ClaudeContext],
     ) -> EntryMatcher:
         """A regular expression on the whole tool name (the tables are Claude's)."""
