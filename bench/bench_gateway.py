@@ -9,7 +9,10 @@ Three figures:
 * caller cost with handlers that each take ~1 ms (``asyncio.sleep``): what a message
   waits before the gateway moves on;
 * total loop work per event with 10 no-op handlers: the emit plus every lane's delivery
-  (timeouts, timers, tasks), against the reference's inline emit, over repetitions.
+  (timeouts, timers, tasks), against the reference's inline emit, over repetitions;
+* the floor of that figure for any design with one queue per hook: the same events
+  appended to ten deques under a lock and awaited by one task per deque, with no copy,
+  no timeout, no timing and no error isolation, against the same inline emit.
 
 Run: ``python3 -m bench gateway`` (about two seconds).
 """
@@ -18,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -91,9 +96,42 @@ async def _loop_work(hooks: Any, events: int) -> tuple[float, float]:
     return ours / events, reference / events
 
 
-def _total_loop_work(repetitions: int = 7, events: int = 2000) -> list[float]:
-    """Ours / reference, total loop work per event with 10 no-op handlers."""
+async def _bare_queues(handlers: list[Any], events: int) -> float:
+    """Seconds per event of the barest per-hook queueing: append under a lock, one task
+    per queue pops and awaits (what every lane must do at the least)."""
+    queues: list[deque[tuple[str, dict[str, Any]]]] = [deque() for _ in handlers]
+    lock = threading.Lock()
+
+    async def drain(queue: deque[tuple[str, dict[str, Any]]], handle: Any) -> None:
+        while queue:
+            with lock:
+                event, context = queue.popleft()
+            await handle(event, context)
+
+    started = time.perf_counter()
+    for _ in range(10):
+        for _ in range(events // 10):
+            for queue in queues:
+                with lock:
+                    queue.append(("agent:start", CONTEXT))
+        await asyncio.gather(*(drain(q, h) for q, h in zip(queues, handlers, strict=True)))
+    return (time.perf_counter() - started) / events
+
+
+async def _floor(hooks: Any, events: int) -> float:
+    handlers = [h.handle for h in hooks.gateway.hooks]
+    started = time.perf_counter()
+    for _ in range(events):
+        await _reference_emit(handlers, "agent:start", CONTEXT)
+    reference = (time.perf_counter() - started) / events
+    return await _bare_queues(handlers, events) / reference
+
+
+def _total_loop_work(repetitions: int = 7, events: int = 2000) -> tuple[list[float], list[float]]:
+    """Ours / reference, total loop work per event with 10 no-op handlers; and the
+    bare per-hook queueing floor / reference, interleaved with it."""
     values: list[float] = []
+    floors: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         hooks = hermes_hooks.load(
             _home(Path(tmp), 0.0, hooks=10), surface="gateway", entry_points=False
@@ -102,6 +140,7 @@ def _total_loop_work(repetitions: int = 7, events: int = 2000) -> list[float]:
             for _ in range(repetitions):
                 ours, reference = asyncio.run(_loop_work(hooks, events))
                 values.append(ours / reference)
+                floors.append(asyncio.run(_floor(hooks, events)))
                 print(
                     f"  10 no-op handlers: loop work ours {ours * 1e6:.1f} us, reference "
                     f"inline {reference * 1e6:.1f} us per event"
@@ -109,7 +148,7 @@ def _total_loop_work(repetitions: int = 7, events: int = 2000) -> list[float]:
         finally:
             hooks.close(1.0)
             hooks.unload()
-    return values
+    return values, floors
 
 
 def run() -> list[tuple[str, float | list[float]]]:
@@ -128,11 +167,19 @@ def run() -> list[tuple[str, float | list[float]]]:
                 hooks.unload()
         print(f"  {label}: ours {ours * 1e6:.1f} us, reference inline {reference * 1e6:.1f} us")
         results.append((f"emit() caller cost / reference inline emit, {label}", ours / reference))
+    ours, floors = _total_loop_work()
     results.append(
         (
             "total loop work per event (emit + lane delivery) / reference inline emit, "
             "10 no-op handlers (target 5)",
-            _total_loop_work(),
+            ours,
+        )
+    )
+    results.append(
+        (
+            "floor: bare per-hook queues (append, pop, await; nothing else) / reference "
+            "inline emit, 10 no-op handlers",
+            floors,
         )
     )
     return results
