@@ -146,6 +146,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         self._keep_entries = keep_entries
         self.store = TranscriptStore()
         self._bridge: GatewayBridge | None = None
+        # Removers of the transcripts of replayed sessions: run by finish() after the
+        # hooks closed, since an async hook may still read its transcript until then.
+        self._transcript_cleanups: list[Callable[[], None]] = []
         self._stream = any(hooks.has_callbacks(name) for name in STREAMING_HOOKS)
 
     # -- the whole recording -----------------------------------------------------------
@@ -170,7 +173,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
         unsubscribe = self.hooks.subscribe(timeline.listen)
         # Claude Code hooks read the conversation from a transcript file.
         transcript = SessionTranscript(lambda: self.session)
-        forget_transcript = TRANSCRIPTS.add(transcript.path)
+        self._transcript_cleanups += (TRANSCRIPTS.add(transcript.path), transcript.close)
         if self.surface == "gateway":
             self._bridge = GatewayBridge.create(self.hooks, timeline.listen_gateway)
         try:
@@ -182,19 +185,21 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self._shutdown()
         finally:
             unsubscribe()
-            forget_transcript()
-            transcript.close()
         return timeline
 
     def finish(self, flush_timeout: float = 5.0) -> None:
         """Flush the hooks' background work (``hooks.close``), read the outbound
-        delivery counts when the adapter reports them, and stop the gateway bridge."""
+        delivery counts when the adapter reports them, stop the gateway bridge and
+        remove the Claude Code transcripts of the replayed sessions."""
         try:
             self.hooks.close(flush_timeout)
         finally:
             if self._bridge is not None:
                 self._bridge.close()
                 self._bridge = None
+            cleanups, self._transcript_cleanups = self._transcript_cleanups, []
+            for cleanup in cleanups:
+                cleanup()
         if not hasattr(self, "timeline"):
             return
         stats = delivery_stats(self.hooks)

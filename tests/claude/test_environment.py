@@ -17,6 +17,7 @@ from hermes_hooks.host.loop import ReferenceHost
 from hermes_hooks.types import VerifyDirective
 from tests.claude.helpers import configure, corpus, payload
 from tests.host.helpers import calls, header, recording, result, say, user
+from tests.shell.helpers import py, write_script
 
 
 @pytest.fixture
@@ -112,6 +113,34 @@ def test_the_reference_host_writes_a_claude_code_transcript(
             "session": True,
         },
     ]
+
+
+def test_an_async_hook_still_reads_its_transcript_after_the_replay_returns(
+    home: Path, load: Callable[..., Hooks], records: Path, tmp_path: Path
+) -> None:
+    # It runs in the background: it may read the transcript after the last message was
+    # replayed, until finish() has closed the hooks; the file goes after that.
+    script = write_script(
+        tmp_path / "late-reader.py",
+        py(
+            "import json, os, sys, time\n"
+            "data = json.load(sys.stdin)\n"
+            "time.sleep(0.5)\n"
+            "with open(data['transcript_path'], encoding='utf-8') as handle:\n"
+            "    count = sum(1 for line in handle if line.strip())\n"
+            "with open(os.path.join(os.environ['RECORD_DIR'], 'late'), 'w') as out:\n"
+            "    out.write(f\"{count} {data['transcript_path']}\")\n"
+        ),
+    )
+    configure(home, {"PostToolUse": [{"command": str(script), "async": True}]})
+    host = ReferenceHost(load())
+    host.replay(
+        recording(header(), user("ls"), calls(("c1", "terminal", {"command": "ls"})), result("c1"))
+    )
+    host.finish(10.0)
+    count, path = (records / "late").read_text().split(" ", 1)
+    assert count == "3"  # the user message, the call and its result
+    assert not Path(path).exists()  # removed once the hooks were closed
 
 
 def test_a_stop_hook_reads_the_transcript_the_host_names(
