@@ -146,8 +146,8 @@ class ReferenceHost(ModelCalls, ToolCalls):
         self._keep_entries = keep_entries
         self.store = TranscriptStore()
         self._bridge: GatewayBridge | None = None
-        # Removers of the transcripts of replayed sessions: run by finish() after the
-        # hooks closed, since an async hook may still read its transcript until then.
+        # Removers of the transcript files of replayed sessions: run by finish() after
+        # the hooks closed, since an async hook may still read its file until then.
         self._transcript_cleanups: list[Callable[[], None]] = []
         self._stream = any(hooks.has_callbacks(name) for name in STREAMING_HOOKS)
 
@@ -173,7 +173,8 @@ class ReferenceHost(ModelCalls, ToolCalls):
         unsubscribe = self.hooks.subscribe(timeline.listen)
         # Claude Code hooks read the conversation from a transcript file.
         transcript = SessionTranscript(lambda: self.session)
-        self._transcript_cleanups += (TRANSCRIPTS.add(transcript.path), transcript.close)
+        forget_transcript = TRANSCRIPTS.add(transcript.path)
+        self._transcript_cleanups.append(transcript.close)
         if self.surface == "gateway":
             self._bridge = GatewayBridge.create(self.hooks, timeline.listen_gateway)
         try:
@@ -185,6 +186,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self._shutdown()
         finally:
             unsubscribe()
+            forget_transcript()  # no later firing is given this replay's transcript
         return timeline
 
     def finish(self, flush_timeout: float = 5.0) -> None:

@@ -18,6 +18,7 @@ import shutil
 import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -100,6 +101,9 @@ class SessionTranscript:
         self._lock = threading.Lock()
         self._written: dict[str, int] = {}
         self.directory = Path(tempfile.mkdtemp(prefix="hermes-transcripts-"))
+        # Removed by close(), or when this object is collected (a host whose finish()
+        # was never called), or at the latest when the interpreter exits.
+        self._remove = weakref.finalize(self, shutil.rmtree, self.directory, ignore_errors=True)
 
     def path(self, session_id: str) -> str | None:
         """The transcript of ``session_id`` with every message so far, or None when it
@@ -123,4 +127,4 @@ class SessionTranscript:
 
     def close(self) -> None:
         """Remove the transcript files."""
-        shutil.rmtree(self.directory, ignore_errors=True)
+        self._remove()

@@ -46,6 +46,7 @@ from hermes_hooks.adapters.shell.dialects.claude_input import (
     input_document,
     new_env_file,
     read_env_file,
+    transcript_for,
 )
 from hermes_hooks.adapters.shell.dialects.claude_model import model_prompt, model_result
 from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS, REWAKE
@@ -525,6 +526,11 @@ class ClaudeCodeDialect:
         if spec.options.background is None:
             outcome = self.run(entry, payload)
             return delivered(self.deliver(entry, payload, outcome), outcome)
+        # The transcript as of this firing, asked for here: once the host has moved on
+        # (or ended the session) its provider would give a later file, or none.
+        transcript = transcript_for(spec, payload)
+        if transcript is not None:
+            payload = {**payload, "transcript_path": transcript}
         BACKGROUND.start(lambda: _background(entry, payload), entry.where)
         return None
 
