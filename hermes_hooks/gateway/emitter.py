@@ -240,9 +240,10 @@ class GatewayEmitter:
         subscribers = self.subscribers(event)
         carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
         flat = _is_flat(context)
+        loop = asyncio.get_running_loop()
         for hook in subscribers:
             lane = hook.lane
-            if lane is None or lane.offer(event, _copy_context(context, flat), carry):
+            if lane is None or lane.offer(event, _copy_context(context, flat), carry, loop):
                 continue
             log.warning(
                 "[hooks] Queue full for %s (%d pending) — dropping %s",
@@ -324,7 +325,14 @@ class GatewayEmitter:
                 handle = hook.handle if self.trace is None else carried(hook.handle)
                 result = await hook.runner.acall(handle, (event, context), {}, limit)
             elif timer is not None:  # a lane's batch: one timer bounds every call
-                result = await timer.run(hook.handle(event, context), limit)
+                timer.arm(limit)  # inline, not timer.run(): no coroutine per call
+                try:
+                    result = await hook.handle(event, context)
+                except asyncio.CancelledError:
+                    timer.raise_if_expired(limit)
+                    raise
+                finally:
+                    timer.disarm()
             else:
                 result = await await_bounded(hook.handle(event, context), limit)
             if hook.is_async and limit and time.perf_counter() - started > limit:

@@ -90,10 +90,12 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
 class BatchTimer:
     """Bounds each call awaited in one task with one loop timer for the whole batch.
 
-    :meth:`run` records the call's deadline; the timer, armed once, fires at the
-    earliest deadline still pending and then cancels the task if the call running
-    now has overrun, else re-arms for that call's deadline.  Calls that finish in
-    time never touch the timer.  :meth:`close` cancels it when the batch ends.
+    :meth:`run` (or :meth:`arm` ... :meth:`disarm` around an ``await``, which spares
+    a coroutine per call on the lanes' path) records the call's deadline; the timer,
+    armed once, fires at the earliest deadline still pending and then cancels the
+    task if the call running now has overrun, else re-arms for that call's deadline.
+    Calls that finish in time never touch the timer.  :meth:`close` cancels it when
+    the batch ends.
     """
 
     __slots__ = ("_deadline", "_expired", "_handle", "_loop", "_task")
@@ -110,25 +112,38 @@ class BatchTimer:
     async def run(self, awaitable: Awaitable[Any], limit: float | None) -> Any:
         """Await ``awaitable`` in this task, cancelled after ``limit`` seconds (None:
         no limit); raises :class:`TimedOut` at the limit."""
-        if limit is None:
+        self.arm(limit)
+        try:
             return await awaitable
+        except asyncio.CancelledError:
+            self.raise_if_expired(limit)
+            raise
+        finally:
+            self.disarm()
+
+    def arm(self, limit: float | None) -> None:
+        """The call awaited next must end within ``limit`` seconds (None: no limit)."""
+        if limit is None:
+            return
         deadline = self._deadline = self._loop.time() + limit
         handle = self._handle
         if handle is None or handle.when() > deadline:  # a shorter limit than before
             if handle is not None:
                 handle.cancel()
             self._handle = self._loop.call_at(deadline, self._check)
-        try:
-            return await awaitable
-        except asyncio.CancelledError:
-            if not self._expired:
-                raise
+
+    def raise_if_expired(self, limit: float | None) -> None:
+        """In ``except CancelledError`` around the armed call: when the cancellation
+        was this timer's, take it back and raise :class:`TimedOut` instead."""
+        if self._expired:
             self._forgive()
             raise TimedOut(f"cancelled after {limit:g} s") from None
-        finally:
-            self._deadline = None
-            if self._expired:  # the call swallowed the cancellation: it still returned
-                self._forgive()
+
+    def disarm(self) -> None:
+        """The armed call is over (in ``finally``)."""
+        self._deadline = None
+        if self._expired:  # the call swallowed the cancellation: it still returned
+            self._forgive()
 
     def _forgive(self) -> None:
         # The cancellation was ours: take it back, so later awaits are not cancelled.
@@ -165,7 +180,7 @@ class Lane:
     before they get here).
     """
 
-    __slots__ = ("_changed", "_deliver", "_lock", "_pending", "_task", "capacity")
+    __slots__ = ("_changed", "_deliver", "_lock", "_pending", "_task", "_task_loop", "capacity")
 
     def __init__(
         self,
@@ -179,21 +194,33 @@ class Lane:
         self._lock = threading.Lock()  # taken directly on the per-event paths
         self._changed = threading.Condition(self._lock)
         self._task: asyncio.Task[None] | None = None
+        self._task_loop: asyncio.AbstractEventLoop | None = None  # the loop _task runs on
 
-    def offer(self, event: str, context: dict[str, Any], carry: Any = None) -> bool:
+    def offer(
+        self,
+        event: str,
+        context: dict[str, Any],
+        carry: Any = None,
+        loop: asyncio.AbstractEventLoop | None = None,
+    ) -> bool:
         """Queue one event; start the lane's task on the running loop if it has none.
 
-        Returns False, queueing nothing, when ``capacity`` events are already pending.
+        ``loop``: the running loop, when the caller has it at hand (an emit offers to
+        every lane and asks once).  Returns False, queueing nothing, when ``capacity``
+        events are already pending.
         """
+        if loop is None:
+            loop = _running_loop()
         with self._lock:
             if len(self._pending) >= self.capacity:
                 return False
             self._pending.append((event, context, carry))
             task = self._task
-            if task is not None and not task.done() and task.get_loop() is _running_loop():
+            if task is not None and self._task_loop is loop and not task.done():
                 return True  # its task runs on this loop: it will get to the event
             if not _alive(task):
-                self._task = asyncio.get_running_loop().create_task(self._work())
+                self._task = loop.create_task(self._work())
+                self._task_loop = loop
                 self._task.add_done_callback(self._finished)
             return True
 
@@ -210,15 +237,24 @@ class Lane:
     async def _work(self) -> None:
         me = asyncio.current_task()
         timer = BatchTimer()
+        pending, deliver = self._pending, self._deliver
         try:
             while True:
-                with self._lock:
-                    if self._task is not me or not self._pending:
+                # A deque's popleft is atomic, so taking an event needs no lock; only
+                # deciding that the lane is empty does, since offer() reads the task
+                # slot under the lock to know whether a task will get to its event.
+                if self._task is not me:
+                    return  # close() took the lane away (and cleared it)
+                try:
+                    event, context, carry = pending.popleft()
+                except IndexError:
+                    with self._lock:
+                        if pending and self._task is me:
+                            continue
                         if self._task is me:
                             self._task = None
                         return
-                    event, context, carry = self._pending.popleft()
-                await self._deliver(event, context, carry, timer)
+                await deliver(event, context, carry, timer)
         finally:
             timer.close()
 
