@@ -4,6 +4,9 @@
   ``pm.hook.pre_tool_call(...)`` over the same 1 and 10 hookimpls;
 * bounded firing (``hook_callback_timeout: 30``) vs the same firing unbounded, at 1 and
   10 callbacks;
+* the floor of that figure at 1 callback for any design where the caller can return at
+  the limit: the unbounded firing plus one bare hand-off to a waiting thread and back
+  (a queue each way, nothing else), against the same unbounded firing;
 * bounded facade call (timeout 30 s, long-lived workers) vs a baseline that starts a
   thread per callback call and joins it with a timeout (what the reference does).
 
@@ -12,6 +15,7 @@ Figures with a target are given over repetitions (min / median / max).
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -85,6 +89,25 @@ def _isolating_floor(functions: list[Callable[..., Any]]) -> Callable[[], None]:
     return fire
 
 
+def _with_bare_handoff(fire: Callable[[], object]) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``fire`` run by a waiting thread: the caller hands it over and waits for the
+    answer through two queues (the least a bounded firing must add), and a stopper."""
+    requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
+    answers: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def serve() -> None:
+        while requests.get():
+            answers.put(fire())
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def handed_off() -> None:
+        requests.put(True)
+        answers.get()
+
+    return handed_off, lambda: requests.put(False)
+
+
 def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Callable[[], None]:
     def fire() -> None:
         for function in functions:
@@ -136,6 +159,13 @@ def run() -> list[tuple[str, float | list[float]]]:
                 values,
             )
         )
+        if impls == 1:
+            handed_off, stop = _with_bare_handoff(lambda u=unbounded: u.pre_tool_call(**PAYLOAD))
+            floors = ratios(handed_off, lambda u=unbounded: u.pre_tool_call(**PAYLOAD), calls=4_000)
+            stop()
+            results.append(
+                ("floor: unbounded firing + one bare thread hand-off / unbounded firing", floors)
+            )
         bounded.close()
         unbounded.close()
     hooks = _hooks(1, timeout=30)
