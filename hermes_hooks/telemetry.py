@@ -575,6 +575,8 @@ class Telemetry:
         return trace.set_span_in_context(span)
 
     def _on_gateway_record(self, record: CallRecord) -> None:
+        if self._tracer is None and not self._bind():  # bound by the emission, as a rule
+            return
         try:
             self._gateway_run(record)
         except Exception as exc:
