@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.envelope import DEFAULT_PROFILE
-from hermes_hooks.plugin_context import HostCapabilities
 from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.registry import PluginRegistry
 

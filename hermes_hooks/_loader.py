@@ -15,13 +15,12 @@ import importlib
 import logging
 import os
 
+from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
-from hermes_hooks.adapters.shell.consent import inspecting
 from hermes_hooks.config import read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
-from hermes_hooks.plugin_context import HostCapabilities
 
 __all__ = ["attach_sources", "load", "reload"]
 
@@ -99,13 +98,19 @@ def attach_sources(hooks: Hooks) -> None:
 
             logging.getLogger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
-    looking = inspecting() if context.inspect else contextlib.nullcontext()
+    looking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+    if context.inspect:  # only list and doctor inspect: a plain load never needs consent
+        from hermes_hooks.adapters.shell.consent import inspecting
+
+        looking = inspecting()
     with looking:
         for name, module_name, surfaces in ADAPTERS:
             if context.surface not in surfaces:
                 continue
             module = importlib.import_module(module_name)
             hooks.sources[name] = module.load(context)
-    emitter = getattr(hooks.sources.get("gateway"), "emitter", None)
-    if hooks.telemetry is not None and emitter is not None:
-        hooks.telemetry.watch_gateway(emitter)  # spans for gateway emissions too
+    if hooks.telemetry is not None:
+        emitter = getattr(hooks.sources.get("gateway"), "emitter", None)
+        if emitter is not None:
+            hooks.telemetry.watch_gateway(emitter)  # spans for gateway emissions too
+        hooks.telemetry.sources_loaded()  # queues to observe from the start, if any

@@ -29,12 +29,12 @@ from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
 from hermes_hooks.middleware import MiddlewareRunner
-from hermes_hooks.plugin_context import HostCapabilities
 from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.registry import PluginRegistry
 from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
+    from hermes_hooks._capabilities import HostCapabilities
     from hermes_hooks._manager import HookManager
     from hermes_hooks.gateway.emitter import GatewayEmitter
     from hermes_hooks.telemetry import Telemetry

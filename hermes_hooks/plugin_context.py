@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import _hermes_names
+from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._manager import order_group, suggest_hook
-from hermes_hooks.errors import PluginLoadError, PluginToolOverrideError
-from hermes_hooks.hookspecs import VALID_HOOKS
-from hermes_hooks.middleware import VALID_MIDDLEWARE
-from hermes_hooks.registry import (
+from hermes_hooks._registry_entries import (
     AuxiliaryTask,
     CliCommand,
     Command,
@@ -37,11 +35,13 @@ from hermes_hooks.registry import (
     SlackActionHandler,
     Tool,
 )
+from hermes_hooks.errors import PluginLoadError, PluginToolOverrideError
+from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.middleware import VALID_MIDDLEWARE
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.adapters.python import PluginRecord
-    from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
 
 __all__ = [
     "HostCapabilities",
@@ -55,33 +55,6 @@ log = logging.getLogger("hermes_hooks.plugins")
 
 _SKILL_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _PROFILE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-
-
-@dataclass(frozen=True)
-class HostCapabilities:
-    """What the agent host lends plugins; every field is optional.
-
-    ``llm(plugin_id)`` returns the model facade ``ctx.llm`` hands that plugin.
-    ``inject_message(content, role)`` queues a message into the live conversation and
-    says whether it did.  ``dispatch_tool(tool_name, args, **kwargs)`` runs a tool and
-    returns its JSON string.  ``profile_name`` overrides the name derived from the home.
-    ``builtin_commands`` and ``builtin_tools`` (name → toolset) are the host's own, which
-    plugin commands may not take and plugin tools may not shadow; they default to
-    hermes-agent 0.19.0's slash commands and no tools.  ``hook_model`` answers Claude
-    Code ``type: prompt`` / ``type: agent`` hooks (an object with ``complete(prompt, *,
-    model, timeout, agent) -> str``; without one such hooks are refused, naming the
-    entry), and ``transcript_path(session_id)`` names a session's Claude Code transcript
-    for hooks that read ``transcript_path``.
-    """
-
-    llm: Callable[[str], Any] | None = None
-    inject_message: Callable[[str, str], bool] | None = None
-    dispatch_tool: Callable[..., str] | None = None
-    profile_name: str | None = None
-    builtin_commands: frozenset[str] | None = None
-    builtin_tools: Mapping[str, str] = field(default_factory=dict)
-    hook_model: HostModel | None = None
-    transcript_path: Callable[[str], str | None] | None = None
 
 
 class UnavailableLlm:

@@ -10,17 +10,31 @@ entry naming the plugin that made it, and is removed when that plugin unloads::
 
 Each view (``tools``, ``commands``, ...) is a read-only mapping or tuple taken at
 the moment of the call; only :class:`~hermes_hooks.plugin_context.PluginContext`
-writes.
+writes.  The entry classes (:class:`Tool`, :class:`Command`, ...) are defined in
+``hermes_hooks._registry_entries`` and load on first use, so that every load can hold
+a registry without building them.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_hooks._registry_entries import (
+        AuxiliaryTask,
+        CliCommand,
+        Command,
+        InertHook,
+        Middleware,
+        Platform,
+        Provider,
+        Skill,
+        SlackActionHandler,
+        Tool,
+    )
 
 __all__ = [
     "AuxiliaryTask",
@@ -35,130 +49,6 @@ __all__ = [
     "SlackActionHandler",
     "Tool",
 ]
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A tool from ``ctx.register_tool``: what the host adds to its tool registry."""
-
-    plugin: str
-    name: str
-    toolset: str
-    schema: Mapping[str, Any]
-    handler: Callable[..., Any]
-    check_fn: Callable[..., Any] | None = None
-    requires_env: tuple[Any, ...] = ()
-    is_async: bool = False
-    description: str = ""
-    emoji: str = ""
-    override: bool = False
-
-
-@dataclass(frozen=True)
-class Command:
-    """A slash command from ``ctx.register_command`` (``name`` without the slash)."""
-
-    plugin: str
-    name: str
-    handler: Callable[..., Any]
-    description: str = "Plugin command"
-    args_hint: str = ""
-
-
-@dataclass(frozen=True)
-class CliCommand:
-    """A terminal subcommand from ``ctx.register_cli_command``."""
-
-    plugin: str
-    name: str
-    help: str
-    setup_fn: Callable[..., Any]
-    handler_fn: Callable[..., Any] | None = None
-    description: str = ""
-
-
-@dataclass(frozen=True)
-class Skill:
-    """A read-only skill from ``ctx.register_skill``, reachable as ``plugin:name``."""
-
-    plugin: str
-    name: str
-    path: Path
-    description: str = ""
-    #: The manifest name the skill is qualified by (the plugin key when empty).
-    namespace: str = ""
-
-    @property
-    def qualified_name(self) -> str:
-        """``<plugin name>:<name>``, the name a host resolves the skill by."""
-        return f"{self.namespace or self.plugin}:{self.name}"
-
-
-@dataclass(frozen=True)
-class Middleware:
-    """A middleware callback from ``ctx.register_middleware``; ``kind`` may be one this
-    version does not run (kept, as hermes-agent keeps it, for forward compatibility)."""
-
-    plugin: str
-    kind: str
-    callback: Callable[..., Any]
-
-
-@dataclass(frozen=True)
-class Provider:
-    """A backend from a ``ctx.register_*_provider``, ``register_context_engine`` or
-    ``register_secret_source`` call; ``kind`` names which (``"image_gen"``, ``"tts"``,
-    ``"context_engine"``, ``"secret_source"``, ...)."""
-
-    plugin: str
-    kind: str
-    name: str
-    provider: Any
-
-
-@dataclass(frozen=True)
-class AuxiliaryTask:
-    """An auxiliary LLM task from ``ctx.register_auxiliary_task``."""
-
-    plugin: str
-    key: str
-    display_name: str
-    description: str
-    defaults: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Platform:
-    """A gateway platform adapter from ``ctx.register_platform``."""
-
-    plugin: str
-    name: str
-    label: str
-    adapter_factory: Callable[..., Any]
-    check_fn: Callable[..., Any]
-    validate_config: Callable[..., Any] | None = None
-    required_env: tuple[Any, ...] = ()
-    install_hint: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class SlackActionHandler:
-    """A Slack Block Kit action handler from ``ctx.register_slack_action_handler``."""
-
-    plugin: str
-    action_id: Any
-    callback: Callable[..., Any]
-
-
-@dataclass(frozen=True)
-class InertHook:
-    """A callback registered under a hook name outside the catalogue: stored, never
-    fired, reported by ``doctor`` as a warning."""
-
-    plugin: str
-    hook: str
-    callback: Callable[..., Any]
 
 
 class PluginRegistry:
@@ -251,25 +141,27 @@ class PluginRegistry:
     def add(self, entry: Any) -> None:
         """Store ``entry``; a keyed kind replaces an entry of the same key (last wins,
         as in hermes-agent's own dictionaries)."""
+        from hermes_hooks import _registry_entries as kinds
+
         with self._lock:
             keyed: dict[type, tuple[dict[str, Any], str]] = {
-                Tool: (self._tools, "name"),
-                Command: (self._commands, "name"),
-                CliCommand: (self._cli_commands, "name"),
-                AuxiliaryTask: (self._auxiliary_tasks, "key"),
-                Platform: (self._platforms, "name"),
+                kinds.Tool: (self._tools, "name"),
+                kinds.Command: (self._commands, "name"),
+                kinds.CliCommand: (self._cli_commands, "name"),
+                kinds.AuxiliaryTask: (self._auxiliary_tasks, "key"),
+                kinds.Platform: (self._platforms, "name"),
             }
-            if isinstance(entry, Skill):
+            if isinstance(entry, kinds.Skill):
                 self._skills[entry.qualified_name] = entry
             elif type(entry) in keyed:
                 table, key = keyed[type(entry)]
                 table[getattr(entry, key)] = entry
             else:
                 listed: dict[type, list[Any]] = {
-                    Middleware: self._middleware,
-                    Provider: self._providers,
-                    SlackActionHandler: self._slack_action_handlers,
-                    InertHook: self._inert_hooks,
+                    kinds.Middleware: self._middleware,
+                    kinds.Provider: self._providers,
+                    kinds.SlackActionHandler: self._slack_action_handlers,
+                    kinds.InertHook: self._inert_hooks,
                 }
                 listed[type(entry)].append(entry)
 
@@ -318,3 +210,16 @@ class PluginRegistry:
 
     def _lists(self) -> list[list[Any]]:
         return [self._middleware, self._providers, self._slack_action_handlers, self._inert_hooks]
+
+
+def __getattr__(name: str) -> Any:
+    # The entry classes load on first use: a load whose plugins register nothing (or
+    # a home without plugins) never needs them.
+    if name in _ENTRIES:
+        from hermes_hooks import _registry_entries
+
+        return getattr(_registry_entries, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_ENTRIES = frozenset(__all__) - {"PluginRegistry"}

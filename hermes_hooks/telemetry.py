@@ -24,15 +24,21 @@ When enabled, :class:`Telemetry` stands between the facade and the dispatcher:
   depth.
 
 Nothing in this module imports ``opentelemetry`` at module level: ``import
-hermes_hooks`` stays light and works without the extra.
+hermes_hooks`` stays light and works without the extra.  ``load()`` does not import it
+either unless the home has queues to observe (webhook lanes, a durable outbox): a
+:class:`Telemetry` looks the API up without importing it, and binds its tracer and
+metric instruments on first use (the first firing that runs a callback, the first
+callback run reported, the first gateway emission).
 """
 
 from __future__ import annotations
 
 import contextvars
+import importlib.util
 import inspect
 import logging
 import os
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -40,7 +46,13 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import exception_text, excerpt, warn_once
-from hermes_hooks._telemetry_metrics import SCOPE, instruments_for, outbox_depths, queue_drops
+from hermes_hooks._telemetry_metrics import (
+    SCOPE,
+    Instruments,
+    instruments_for,
+    outbox_depths,
+    queue_drops,
+)
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.types import DecisionRecord, DispatchDecision, ToolDecision
 
@@ -99,6 +111,18 @@ def api_available() -> bool:
     return _api
 
 
+def _api_installed() -> bool:
+    """Whether the API is installed, found without importing it (importing it costs a
+    load more than the rest of an empty home): :class:`Telemetry` imports it on first
+    use, and treats an API that is found but cannot be imported as absent."""
+    if _api is not None:
+        return _api
+    try:
+        return importlib.util.find_spec("opentelemetry.trace") is not None
+    except (ImportError, ValueError):  # no parent package, or a broken module entry
+        return False
+
+
 def otel_setting(config: Mapping[str, Any], source: str = "config.yaml") -> tuple[bool, str | None]:
     """``telemetry.otel`` of a parsed config: (enabled, problem).
 
@@ -142,7 +166,7 @@ def instrument(hooks: Hooks) -> Telemetry | None:
     enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))
     if problem:
         log.error("%s", problem)
-    if not enabled or not api_available():
+    if not enabled or not _api_installed():
         return None
     return Telemetry(hooks)
 
@@ -239,6 +263,8 @@ class _Api:
 
 
 _otel: Any = _Api()
+#: What :meth:`Telemetry._begin` opens when telemetry could not be set up: nothing.
+_UNTRACED: tuple[Any, ...] = (None, None, None, None)
 
 
 def _broken(hook: str, step: str, exc: Exception) -> None:
@@ -287,29 +313,75 @@ class Telemetry:
 
     def __init__(self, hooks: Hooks) -> None:
         global _active
+        self._hooks = weakref.ref(hooks)
+        self._dispatcher: Dispatcher = hooks.dispatcher
+        self._manager = hooks.manager
+        # The providers of this load: set_providers() applies to loads made after it.
+        self._tracer_provider = _providers["tracer"]
+        self._meter_provider = _providers["meter"]
+        # Bound by _bind() on first use; None until then.
+        self._tracer: Any = None
+        self._metrics: Instruments  # set by _bind() before _tracer
+        self._bind_lock = threading.Lock()
+        self._unusable = False  # binding failed: run untraced
+        self._closed = False
+        self._gateway_dropped: dict[str, int] = {}
+        self._unsubscribe = self._dispatcher.subscribe(self._on_record)
+        self._dispatcher.carry = carried
+        _active = True
+
+    def _bind(self) -> bool:
+        """Import the API and make the tracer and metric instruments, once; False when
+        that failed (logged once: the hooks then run untraced, never stopped).
+
+        The tracer comes from this load's provider as it is now: a global provider the
+        application set after ``load()`` is the one used, as it was when the tracer
+        was made at load (the API's proxy tracer follows the global provider).
+        """
+        with self._bind_lock:
+            if self._tracer is None and not self._unusable:
+                try:
+                    self._make_instruments()
+                except Exception as exc:
+                    self._unusable = True
+                    warn_once(
+                        log, ("telemetry", "bind", type(exc)),
+                        "OpenTelemetry could not be set up (%s: %s); hooks run without "
+                        "spans or metrics. Check the OpenTelemetry API installation and the "
+                        "providers the application configured.",
+                        type(exc).__name__, excerpt(exception_text(exc), 200),
+                    )  # fmt: skip
+            return self._tracer is not None
+
+    def _make_instruments(self) -> None:
         from opentelemetry import trace
 
         from hermes_hooks._version import __version__
 
         _otel.bind()
-        self._hooks = weakref.ref(hooks)
-        self._dispatcher: Dispatcher = hooks.dispatcher
-        self._manager = hooks.manager
-        self._tracer = trace.get_tracer(
-            INSTRUMENTATION_NAME, __version__, tracer_provider=_providers["tracer"]
+        tracer = trace.get_tracer(
+            INSTRUMENTATION_NAME, __version__, tracer_provider=self._tracer_provider
         )
-        self._metrics = instruments_for(_providers["meter"])
-        self._gateway_dropped: dict[str, int] = {}
-        self._unsubscribe = self._dispatcher.subscribe(self._on_record)
-        self._dispatcher.carry = carried
-        self._metrics.live.add(self)
-        _active = True
+        self._metrics = instruments_for(self._meter_provider)
+        if not self._closed:  # a reload closed this one: its queues are not watched
+            self._metrics.live.add(self)
+        self._tracer = tracer  # last: a set tracer means everything is bound
+
+    def sources_loaded(self) -> None:
+        """The load's sources are in: when they hold queues the metric instruments
+        observe (webhook lanes, deliveries left in the outbox by an earlier run), bind
+        now, so that a metric reader sees them before the first firing."""
+        if self.outbox_depth() or self.dropped():
+            self._bind()
 
     def close(self) -> None:
         """Stop observing the dispatcher (a reload builds a new one if still enabled)."""
         self._unsubscribe()
         self._dispatcher.carry = None
-        self._metrics.live.discard(self)
+        with self._bind_lock:
+            self._closed = True
+            if self._tracer is not None:
+                self._metrics.live.discard(self)
 
     # -- firings -----------------------------------------------------------------------
     # Written out (no context manager, API functions bound once): this runs per firing.
@@ -318,6 +390,8 @@ class Telemetry:
     # raises costs the span (logged once), never the firing.
 
     def _begin(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Any, ...]:
+        if self._tracer is None and not self._bind():
+            return _UNTRACED
         firing = _Firing()
         try:
             span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
@@ -331,6 +405,8 @@ class Telemetry:
 
     def _end(self, hook: str, answer: Any, opened: tuple[Any, ...]) -> None:
         firing, marker, span, token = opened
+        if marker is None:  # not traced at all (telemetry could not be set up)
+            return
         _firing.reset(marker)
         if span is None:
             return
@@ -391,6 +467,8 @@ class Telemetry:
         """One callback run, reported by the dispatcher on the firing's thread (or a
         copy of its context): a child span of the firing, ended now, started
         ``duration`` ago."""
+        if self._tracer is None and not self._bind():
+            return
         try:
             self._record_run(record)
         except Exception as exc:
@@ -471,6 +549,8 @@ class Telemetry:
     def gateway_emit(self, event: str, handlers: int) -> Context | None:
         """A span for one gateway emission (named after the event, ended at once: the
         handlers run later on their lanes); returns its context for them to run in."""
+        if self._tracer is None and not self._bind():
+            return None
         try:
             return self._emission(event, handlers)
         except Exception as exc:
@@ -495,6 +575,8 @@ class Telemetry:
         return trace.set_span_in_context(span)
 
     def _on_gateway_record(self, record: CallRecord) -> None:
+        if self._tracer is None and not self._bind():  # bound by the emission, as a rule
+            return
         try:
             self._gateway_run(record)
         except Exception as exc:
@@ -536,8 +618,8 @@ class Telemetry:
 @contextmanager
 def replay_span(path: str) -> Iterator[None]:
     """A span around the replay of one recording, so its firings form one trace
-    (nothing when no load has telemetry on)."""
-    if not _active:
+    (nothing when no load has telemetry on, or the API cannot be imported)."""
+    if not _active or not api_available():
         yield
         return
     from opentelemetry import trace

@@ -24,16 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
 from hermes_hooks.adapters import Source, Unloaded
-from hermes_hooks.adapters.outbound_config import Skipped, Target, parse_outbound
-from hermes_hooks.adapters.outbound_report import check_outbound, outbound_section
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.telemetry import trace_headers
-from hermes_hooks.webhooks.urls import redact_urls
-from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
+# The parser, the report and the wire format load when a home has targets (or when
+# ``list`` and ``doctor`` ask): a home without ``hooks.outbound`` never needs them.
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.adapters.outbound_config import Skipped, Target
     from hermes_hooks.report import Finding, Section
     from hermes_hooks.webhooks.capture import CaptureLane
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
@@ -104,6 +103,8 @@ class OutboundSource:
 
     def records(self) -> list[TargetRecord]:
         """Every entry of ``hooks.outbound``, loaded or skipped, in list order."""
+        from hermes_hooks.webhooks.urls import redact_urls
+
         records = [
             TargetRecord(
                 index=t.index,
@@ -159,10 +160,14 @@ class OutboundSource:
 
     def section(self) -> Section:
         """Every target with its url, events, signing and durability, for ``list``."""
+        from hermes_hooks.adapters.outbound_report import outbound_section
+
         return outbound_section(self)
 
     def check(self) -> list[Finding]:
         """Each target's scheme and secret, and the durable outbox, for ``doctor``."""
+        from hermes_hooks.adapters.outbound_report import check_outbound
+
         return check_outbound(self._context.home, self)
 
     def delivery_stats(self) -> dict[str, int]:
@@ -272,6 +277,7 @@ def _make_callback(
 ) -> Callable[..., None]:
     """The callback of ``target`` for ``event``: build, sign, enqueue, return None."""
     from hermes_hooks.webhooks.delivery import Delivery
+    from hermes_hooks.webhooks.wire import build_headers, new_delivery_id, utc_timestamp
 
     matcher = target.matcher_for(event)
     secret = target.github_secret
@@ -300,7 +306,12 @@ def _make_callback(
 
 def load(context: LoadContext) -> OutboundSource:
     """Parse ``hooks.outbound`` of ``context.config`` and register every usable target."""
-    targets, skipped = parse_outbound(context.config, str(context.config_path))
+    targets: list[Target] = []
+    skipped: list[Skipped] = []
+    if context.config.get("hooks") is not None:  # else nothing to parse
+        from hermes_hooks.adapters.outbound_config import parse_outbound
+
+        targets, skipped = parse_outbound(context.config, str(context.config_path))
     source = OutboundSource(context, targets, skipped)
     if targets:
         source.register()
@@ -310,4 +321,6 @@ def load(context: LoadContext) -> OutboundSource:
 def unloaded(context: LoadContext) -> Source:
     """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
     section and no findings."""
+    from hermes_hooks.adapters.outbound_report import outbound_section
+
     return Unloaded("outbound", lambda: outbound_section(None), list)

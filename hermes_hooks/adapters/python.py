@@ -32,16 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text
 from hermes_hooks.adapters import Source, Unloaded
-from hermes_hooks.adapters.python_report import check_python_plugins, python_section
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
-from hermes_hooks.plugin_context import PluginContext, PluginManifest
 
+# The plugin ``ctx``, the importer and the report load when a plugin is found (or when
+# ``list`` and ``doctor`` ask): a home without plugins never needs them.
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
+    from hermes_hooks.plugin_context import PluginContext, PluginManifest
     from hermes_hooks.report import Finding, Section
 
 __all__ = [
@@ -122,10 +122,14 @@ class PythonSource:
 
     def section(self) -> Section:
         """Each plugin's key, origin, state, hooks and load errors, for ``list``."""
+        from hermes_hooks.adapters.python_report import python_section
+
         return python_section(self.records())
 
     def check(self) -> list[Finding]:
         """Load failures, refused callbacks and loose permissions, for ``doctor``."""
+        from hermes_hooks.adapters.python_report import check_python_plugins
+
         return check_python_plugins(self._context.home, self.records())
 
     # -- discovery ---------------------------------------------------------------------
@@ -234,6 +238,8 @@ class PythonSource:
         return record, self._load_directory
 
     def _load_directory(self, record: PluginRecord) -> None:
+        from hermes_hooks._imports import import_file
+
         assert record.path is not None
         path = Path(record.path)
         manifest_file = _manifest_file(path) or path / "plugin.yaml"
@@ -264,6 +270,8 @@ class PythonSource:
         register(self._plugin_context(record, _manifest_of(record, manifest, source=record.source)))
 
     def _plugin_context(self, record: PluginRecord, manifest: PluginManifest) -> PluginContext:
+        from hermes_hooks.plugin_context import PluginContext
+
         return PluginContext(self._context, record, manifest)
 
     def _entry_point_candidates(
@@ -271,8 +279,9 @@ class PythonSource:
     ) -> Iterator[tuple[PluginRecord, Callable[[PluginRecord], None]]]:
         import importlib_metadata  # deferred: only loads that scan entry points pay for it
 
+        found = importlib_metadata.entry_points()  # one scan of the installed distributions
         for group in ENTRY_POINT_GROUPS:
-            for ep in importlib_metadata.entry_points(group=group):
+            for ep in found.select(group=group):
                 dist = getattr(ep, "dist", None)
                 record = PluginRecord(
                     key=ep.name,
@@ -302,6 +311,8 @@ class PythonSource:
                 raise PluginLoadError(
                     f"entry point {ep.value!r} exposes no register(ctx)", plugin=record.key
                 )
+            from hermes_hooks.plugin_context import PluginManifest
+
             manifest = PluginManifest(name=ep.name, source="entrypoint", path=ep.value, key=ep.name)
             register(self._plugin_context(record, manifest))
 
@@ -337,6 +348,7 @@ def _manifest_file(path: Path) -> Path | None:
 
 def _manifest_of(record: PluginRecord, data: dict[str, Any], *, source: str) -> PluginManifest:
     """``ctx.manifest`` from a plugin.yaml mapping (hermes-agent's fields)."""
+    from hermes_hooks.plugin_context import PluginManifest
 
     def listed(key: str) -> list[Any]:
         value = data.get(key)
@@ -402,4 +414,16 @@ def load(context: LoadContext) -> PythonSource:
 def unloaded(context: LoadContext) -> Source:
     """The stand-in ``list`` and ``doctor`` ask when this adapter did not run: an empty
     section and no findings."""
+    from hermes_hooks.adapters.python_report import python_section
+
     return Unloaded("python", lambda: python_section([]), list)
+
+
+def __getattr__(name: str) -> Any:
+    # PluginContext is public here too; importing it loads what only a found plugin
+    # needs, so it loads on first use.
+    if name == "PluginContext":
+        from hermes_hooks.plugin_context import PluginContext
+
+        return PluginContext
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,6 +12,7 @@ import pytest
 
 from hermes_hooks._stream import QUEUE_SIZE
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from tests.outbound.endpoint import Reply
 from tests.outbound.helpers import OutboundEnv
 from tests.outbound.test_outbox import durable
@@ -65,6 +66,30 @@ def test_the_outbox_depth_is_a_gauge_per_durable_target(
     endpoint.wait_requests(1)
     assert otel.metric("hermes.outbox.depth") == [({"hermes.webhook.target": "ci"}, 3)]
     assert otel.metric("hermes.queue.dropped") == [({"hermes.queue": "webhook:ci"}, 0)]
+
+
+def test_deliveries_left_by_an_earlier_run_show_in_the_gauge_before_any_firing(
+    otel: Recorded, outbound: OutboundEnv, home: Path
+) -> None:
+    endpoint = outbound.endpoint(Reply(204, hold=True))  # redelivery hangs: they stay
+    earlier = Outbox(home / OUTBOX_FILE)
+    try:
+        for n in range(2):
+            earlier.add(
+                target="ci",
+                url=endpoint.url,
+                event="on_session_end",
+                delivery_id=f"{n:032x}",
+                timestamp="2026-01-01T00:00:00Z",
+                body=b"{}",
+                now=1000.0 + n,
+            )
+    finally:
+        earlier.close()
+    hooks = outbound.load(durable(endpoint.url, name="ci"))
+    assert hooks.telemetry is not None
+    assert otel.metric("hermes.outbox.depth") == [({"hermes.webhook.target": "ci"}, 2)]
+    assert otel.metric("hermes.hook.firings") == []
 
 
 HELD_HANDLER = """

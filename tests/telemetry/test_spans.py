@@ -257,3 +257,31 @@ def test_a_raising_tracer_costs_the_span_never_the_decision(
         "misconfigured); the firing goes on without it. Check the tracer provider and "
         "exporter the application configured."
     ]
+
+
+class _RefusingProvider:
+    def get_tracer(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("no tracer here")
+
+
+def test_a_provider_that_cannot_make_a_tracer_costs_the_spans_never_the_load(
+    home: Path, load: Callable[..., Hooks], caplog: pytest.LogCaptureFixture
+) -> None:
+    from hermes_hooks import telemetry
+
+    telemetry.set_providers(_RefusingProvider())
+    try:
+        hooks = load()  # the tracer is made at the first traced firing, not here
+    finally:
+        telemetry.set_providers()
+    hooks.manager.register_callback("pre_tool_call", _block, owner="gate")
+    caplog.set_level(logging.DEBUG, logger="hermes_hooks.telemetry")
+    decisions = [hooks.pre_tool_call(**tool_payload()).action for _ in range(2)]
+
+    assert decisions == ["block", "block"]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert warnings == [
+        "OpenTelemetry could not be set up (RuntimeError: no tracer here); hooks run "
+        "without spans or metrics. Check the OpenTelemetry API installation and the "
+        "providers the application configured."
+    ]

@@ -27,22 +27,22 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
 from hermes_hooks.adapters import Unloaded
-from hermes_hooks.adapters.shell import consent, report
-from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks, parse_hooks
-from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
-from hermes_hooks.adapters.shell.entry import ShellEntry
-from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
-from hermes_hooks.adapters.shell.pin import resolve
+from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.adapters import Source
+    from hermes_hooks.adapters.shell import consent
+    from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks
+    from hermes_hooks.adapters.shell.entry import ShellEntry
+    from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
     from hermes_hooks.report import Finding, Section
 
 __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
@@ -63,12 +63,9 @@ class ShellSource:
     def __init__(self, context: LoadContext) -> None:
         self.home = context.home
         self.config_path = context.config_path
-        self.allowlist = consent.Allowlist(context.home)
-        self.watch = consent.AllowlistWatch(self.allowlist)
         # One owner per load, so unloading a source removes exactly what it registered.
         self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
-        self.bypass = consent.bypass_reason(context.accept_hooks, context.config)
-        self.parsed = ParsedHooks()
+        self.bypass = bypass_reason(context.accept_hooks, context.config)
         self.entries: list[ShellRecord] = []
         # Approvals made in this load (a bypass or the prompt), kept for hooks whose
         # approval could not be saved: they still hold the command to what was approved.
@@ -76,6 +73,34 @@ class ShellSource:
         self._manager = context.manager
         self._keys: set[_Key] = set()
         self._llm, self._transcripts = host_capabilities(context.host)
+        if (self.home / ALLOWLIST_NAME).exists():
+            # Read now, as a load with hooks does, so that an unusable file is reported
+            # at load; without one the consent machinery waits until it is needed.
+            _ = self.watch
+
+    # The consent and parsing modules load on first use: a home with no ``hooks:``
+    # block and no allowlist never needs them (start-up cost, paid by every agent).
+
+    @cached_property
+    def allowlist(self) -> consent.Allowlist:
+        """The home's shell-hooks allowlist."""
+        from hermes_hooks.adapters.shell import consent
+
+        return consent.Allowlist(self.home)
+
+    @cached_property
+    def watch(self) -> consent.AllowlistWatch:
+        """The allowlist as firings see it (re-read when the file changes)."""
+        from hermes_hooks.adapters.shell import consent
+
+        return consent.AllowlistWatch(self.allowlist)
+
+    @cached_property
+    def parsed(self) -> ParsedHooks:
+        """The ``hooks:`` block as read by :meth:`load` (empty until then)."""
+        from hermes_hooks.adapters.shell.config import ParsedHooks
+
+        return ParsedHooks()
 
     def records(self) -> list[ShellRecord]:
         """Every configured entry, in config order, with its state."""
@@ -87,6 +112,12 @@ class ShellSource:
 
     def load(self, config: dict[str, Any]) -> None:
         """Parse, apply consent, register."""
+        if config.get("hooks") is None:
+            return  # nothing to parse, ask about or register
+        from hermes_hooks.adapters.shell import consent
+        from hermes_hooks.adapters.shell.config import parse_hooks
+        from hermes_hooks.adapters.shell.hook import ShellRecord
+
         self.parsed = parse_hooks(config, str(self.config_path), base=self.home)
         if self.parsed.claude is not None:
             self.parsed.claude.llm = self._llm
@@ -164,6 +195,9 @@ class ShellSource:
         all the same and refuses every firing while the files differ, so a fail-closed
         gate blocks instead of silently not guarding.
         """
+        from hermes_hooks.adapters.shell import consent
+        from hermes_hooks.adapters.shell.pin import resolve
+
         inspecting = consent.is_inspecting()
         approval = self.watch.approval(entry.event, entry.command)
         again = None
@@ -206,6 +240,8 @@ class ShellSource:
         return ("declined" if answer is False else "not allowlisted"), None
 
     def _record(self, entry: ShellEntry, shown: consent.Baseline) -> None:
+        from hermes_hooks.adapters.shell import consent
+
         approval = consent.Approval.of(entry.event, entry.command, shown)
         self._approved_now[(entry.event, entry.command)] = approval
         try:
@@ -222,6 +258,9 @@ class ShellSource:
         self.watch.refresh()
 
     def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:
+        from hermes_hooks.adapters.shell import consent
+        from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
+
         key = (str(self.home), *entry.key)
         if key in held:
             log.debug("shell hook %s already registered on this manager", entry.where)
@@ -262,6 +301,8 @@ class ShellSource:
     def close(self, timeout: float) -> None:
         """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks,
         and end the processes of persistent entries, within ``timeout`` in total."""
+        from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
+
         deadline = time.monotonic() + timeout
         for shell_hook in (record.hook for record in self.entries):
             if shell_hook is not None and shell_hook.process is not None:
@@ -272,11 +313,15 @@ class ShellSource:
     def section(self) -> Section:
         """This source's part of ``hermes-hooks list``: each entry with its settings,
         consent state and drift since approval."""
+        from hermes_hooks.adapters.shell import report
+
         return report.section(self)
 
     def check(self) -> list[Finding]:
         """This source's ``doctor`` findings: programs, permissions, approvals, drift,
         and a smoke test of each approved hook on the synthetic payload."""
+        from hermes_hooks.adapters.shell import report
+
         return report.check(self)
 
 
@@ -289,4 +334,16 @@ def load(context: LoadContext) -> ShellSource:
 
 def unloaded(context: LoadContext) -> Source:
     """The stand-in ``list`` and ``doctor`` ask when this adapter did not run."""
+    from hermes_hooks.adapters.shell import report
+
     return Unloaded("shell", report.unloaded_section, list)
+
+
+def __getattr__(name: str) -> Any:
+    # ShellHook and ShellRecord are public here, but importing them loads the spawning
+    # modules, which a home without shell hooks never needs: load them on first use.
+    if name in ("ShellHook", "ShellRecord"):
+        from hermes_hooks.adapters.shell import hook
+
+        return getattr(hook, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

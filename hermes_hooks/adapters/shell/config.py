@@ -41,6 +41,7 @@ from hermes_hooks.adapters.shell.entry import (
     EntryRefused,
     ShellEntry,
 )
+from hermes_hooks.adapters.shell.home import TRUTHY, auto_accept_configured
 from hermes_hooks.hookspecs import CATALOGUE
 
 if TYPE_CHECKING:
@@ -88,7 +89,6 @@ SCRIPT_EXTENSIONS = (
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 #: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
 BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
-_TRUTHY = frozenset({"1", "true", "yes", "on"})
 _FALSY = frozenset({"0", "false", "no", "off"})
 
 
@@ -510,8 +510,8 @@ class _Reader:
         flag: bool
         if isinstance(value, bool):
             flag = value
-        elif isinstance(value, str) and value.strip().lower() in _TRUTHY | _FALSY:
-            flag = value.strip().lower() in _TRUTHY
+        elif isinstance(value, str) and value.strip().lower() in TRUTHY | _FALSY:
+            flag = value.strip().lower() in TRUTHY
             self.warn(
                 event,
                 index,
@@ -553,11 +553,3 @@ def parse_hooks(
     ``problems``.
     """
     return _Reader(source, quiet, config, base).read(config.get("hooks"))
-
-
-def auto_accept_configured(config: Mapping[str, Any]) -> bool:
-    """SH-22 (3): ``hooks_auto_accept: true`` at the top level of ``config.yaml``."""
-    value = config.get("hooks_auto_accept")
-    if isinstance(value, bool):
-        return value
-    return isinstance(value, str) and value.strip().lower() in _TRUTHY

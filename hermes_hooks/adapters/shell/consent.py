@@ -41,16 +41,15 @@ import shlex
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
 from hermes_hooks._log import warn_once
-from hermes_hooks.adapters.shell.config import auto_accept_configured
+from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.adapters.shell.pin import CWD, Resolution, resolve
-from hermes_hooks.config import env_flag
 
 try:  # POSIX: cross-process locking
     import fcntl
@@ -77,7 +76,6 @@ __all__ = [
 
 log = logging.getLogger("hermes_hooks.consent")
 
-ALLOWLIST_NAME = "shell-hooks-allowlist.json"
 #: D-72, byte-exact: logged once per unapproved hook that is skipped.
 NOT_ALLOWLISTED_WARNING = (
     "shell hook for %s (%s) not allowlisted — skipped. Use --accept-hooks / "
@@ -142,18 +140,6 @@ def reapprove_hint(event: str, command: str, now: Resolution | None) -> str:
         where = " from the directory the agent runs in"
     hint = approve_hint(event, command)
     return f"review that file; if it is the one you mean, approve it{where}: {hint}"
-
-
-def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
-    """Which SH-22 bypass is active, or None: the ``--accept-hooks`` flag,
-    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
-    if accept_hooks:
-        return "--accept-hooks"
-    if env_flag("HERMES_ACCEPT_HOOKS"):
-        return "HERMES_ACCEPT_HOOKS"
-    if auto_accept_configured(config):
-        return "hooks_auto_accept"
-    return None
 
 
 # -- approvals and baselines ------------------------------------------------------------

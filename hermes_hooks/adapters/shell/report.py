@@ -52,8 +52,11 @@ NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
 class LoadedShell(Protocol):
     """What reporting needs of a loaded shell source (:class:`~.ShellSource`)."""
 
-    allowlist: Allowlist
     bypass: str | None
+
+    @property
+    def allowlist(self) -> Allowlist:
+        """The home's shell-hooks allowlist."""
 
     def records(self) -> list[ShellRecord]:
         """Every configured entry, in config order, with its state."""

@@ -1,0 +1,41 @@
+"""What the shell adapter decides about a home before it imports anything heavier.
+
+Every load asks these, hooks or not: which consent bypass (SH-22) is active, and
+whether the home has an allowlist.  They live apart from :mod:`.consent` and
+:mod:`.config` so that a home with no ``hooks:`` block and no allowlist loads without
+the consent, parsing and spawning modules (a start-up cost every agent pays).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_hooks.config import env_flag
+
+__all__ = ["ALLOWLIST_NAME", "TRUTHY", "auto_accept_configured", "bypass_reason"]
+
+#: The allowlist's file name in the Hermes home.
+ALLOWLIST_NAME = "shell-hooks-allowlist.json"
+#: Strings the ``hooks:`` block reads as true (``hooks_auto_accept``, ``fail_closed``).
+TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def auto_accept_configured(config: Mapping[str, Any]) -> bool:
+    """SH-22 (3): ``hooks_auto_accept: true`` at the top level of ``config.yaml``."""
+    value = config.get("hooks_auto_accept")
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in TRUTHY
+
+
+def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
+    """Which SH-22 bypass is active, or None: the ``--accept-hooks`` flag,
+    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
+    if accept_hooks:
+        return "--accept-hooks"
+    if env_flag("HERMES_ACCEPT_HOOKS"):
+        return "HERMES_ACCEPT_HOOKS"
+    if auto_accept_configured(config):
+        return "hooks_auto_accept"
+    return None
