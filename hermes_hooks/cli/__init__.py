@@ -4,23 +4,27 @@ Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
 ``run(args) -> int`` (and ``CREATES_HOME = True`` if it may be pointed at a home that
 does not exist yet); :data:`COMMANDS` lists them.  Errors become exit codes here and
 only here: 0 success, 1 a check failed or a hook blocked, 2 bad usage or input.
+
+Start-up matters here: ``hermes-hooks --help`` (and no arguments) prints a help text
+pre-rendered from the real parser (:mod:`hermes_hooks.cli._help`), so it needs neither
+argparse nor a command module; every other command line imports argparse, the one
+command module it names and what that command needs, when it runs.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
-import logging
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._version import __version__
-from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
+# typing.TYPE_CHECKING without importing typing (a tenth of the --help start-up);
+# type checkers treat any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
     from hermes_hooks.hooks import Hooks
 
 __all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "load_home", "main", "print_json"]
@@ -63,6 +67,8 @@ def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool =
 
 def print_json(data: Any) -> None:
     """Print ``data`` as indented JSON (the ``--json`` output of every command)."""
+    import json
+
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
@@ -76,6 +82,9 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     ``add_arguments`` may import what its choices need (the replay host, say), so a
     command line pays only for its own command.
     """
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="hermes-hooks",
         description="Inspect, test and run the hooks of a Hermes home.",
@@ -146,6 +155,8 @@ def _home_problem(args: argparse.Namespace) -> str | None:
     home = getattr(args, "home", None)
     if home is None or args.creates_home:
         return None
+    from pathlib import Path
+
     path = Path(home).expanduser()
     if path.is_dir():
         return None
@@ -157,6 +168,31 @@ def _home_problem(args: argparse.Namespace) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if words in ([], ["-h"], ["--help"]):
+        from hermes_hooks.cli import _help
+
+        text = _help.prerendered()
+        if text is not None:
+            # What argparse does with this command line: print the help to stdout, then
+            # exit 0 for --help, or return "no command" (2) for an empty command line.
+            sys.stdout.write(text)
+            if words:
+                sys.exit(EXIT_OK)
+            return EXIT_USAGE
+    return _main(words)
+
+
+def _main(words: list[str]) -> int:
+    """:func:`main` for a command line the pre-rendered help does not answer."""
+    import logging
+
+    from hermes_hooks.errors import (
+        ConfigError,
+        HermesHooksError,
+        RecordingError,
+        UnknownHookError,
+    )
+
     parser = build_parser(_command_word(words))
     args = parser.parse_args(words)
     logging.basicConfig(
