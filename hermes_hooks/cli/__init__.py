@@ -19,7 +19,7 @@ import sys
 
 from hermes_hooks._version import __version__
 
-# typing.TYPE_CHECKING without importing typing (a tenth of the --help start-up);
+# typing.TYPE_CHECKING without importing typing (which costs --help several ms);
 # type checkers treat any name TYPE_CHECKING as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -132,11 +132,11 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     """The top-level parser with every command's subparser.
 
     ``command`` names the one command whose arguments are needed: every command is
-    listed, but only that one's arguments are added (None: none, for the top-level
-    ``--help``).  The default ``""``, or a word that is no command (so that argparse
-    reports it as usual), adds every command's arguments.  Each command's
-    ``add_arguments`` may import what its choices need (the replay host, say), so a
-    command line pays only for its own command.
+    listed (from :data:`COMMANDS`), but only that one's module is imported and its
+    arguments added (None: none, for the top-level ``--help``).  The default ``""``,
+    or a word that is no command (so that argparse reports it as usual), adds every
+    command's arguments.  Each command's ``add_arguments`` may import what its choices
+    need (the replay host, say), so a command line pays only for its own command.
     """
     import argparse
     import importlib
