@@ -5,7 +5,9 @@ round starts every command once, in a rotating order, so machine noise hits them
 alike.  A repetition is the ratio of the medians over its rounds; the figure is given
 as min / median / max over repetitions.
 
-* ``hermes-hooks --help`` / ``python3 -c pass`` (target 2.5);
+* ``hermes-hooks --help`` / ``python3 -c pass`` (target 2.5), off a terminal (the
+  pre-rendered help), and as a second figure on a 120-column terminal, where the real
+  parser prints;
 * ``import hermes_hooks`` / ``import pluggy`` (target 1.2);
 * ``hermes_hooks.load()`` on an empty home / ``import hermes_hooks`` (target 1.5), with
   entry points scanned as the agent does (and, as a second figure, without).
@@ -38,6 +40,10 @@ _COMMANDS = {
     "help": (
         "import sys\nfrom hermes_hooks.cli import main\nsys.argv[0] = 'hermes-hooks'\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass"
+    ),
+    "help-wide": (
+        "import os, sys\nos.environ['COLUMNS'] = '120'\nfrom hermes_hooks.cli import main\n"
+        "sys.argv[0] = 'hermes-hooks'\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass"
     ),
     "load": "import sys, hermes_hooks\nhermes_hooks.load(sys.argv[1])",
     "load-no-ep": "import sys, hermes_hooks\nhermes_hooks.load(sys.argv[1], entry_points=False)",
@@ -72,6 +78,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
     """The start-up ratios, each over ``repetitions`` repetitions."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.pop("HERMES_HOME", None)
+    env.pop("COLUMNS", None)  # off a terminal argparse assumes 80 columns; so do we
     # The package as this process imports it (installed, or this checkout).
     import hermes_hooks
 
@@ -79,6 +86,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     figures: dict[str, list[float]] = {
         "help/pass": [],
+        "help-wide/pass": [],
         "import/pluggy": [],
         "load/import": [],
         "load-no-ep/import": [],
@@ -94,6 +102,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
         for _ in range(repetitions):
             medians = _repetition(home, cwd, env, rounds)
             figures["help/pass"].append(medians["help"] / medians["pass"])
+            figures["help-wide/pass"].append(medians["help-wide"] / medians["pass"])
             figures["import/pluggy"].append(medians["import"] / medians["pluggy"])
             figures["load/import"].append(medians["load"] / medians["import"])
             figures["load-no-ep/import"].append(medians["load-no-ep"] / medians["import"])
@@ -103,6 +112,10 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
             )
     return [
         ("`hermes-hooks --help` / `python3 -c pass` (target 2.5)", figures["help/pass"]),
+        (
+            "`hermes-hooks --help` on a 120-column terminal / `python3 -c pass`",
+            figures["help-wide/pass"],
+        ),
         ("`import hermes_hooks` / `import pluggy` (target 1.2)", figures["import/pluggy"]),
         (
             "`load()` on an empty home / `import hermes_hooks` (target 1.5)",

@@ -1,26 +1,32 @@
 """The ``hermes-hooks`` command-line tool (also ``python -m hermes_hooks``).
 
-Each command is a module with ``NAME``, ``HELP``, ``add_arguments(parser)`` and
-``run(args) -> int`` (and ``CREATES_HOME = True`` if it may be pointed at a home that
-does not exist yet); :data:`COMMANDS` lists them.  Errors become exit codes here and
-only here: 0 success, 1 a check failed or a hook blocked, 2 bad usage or input.
+Each command is a row of :data:`COMMANDS` (its name and one-line help) and a module
+with ``add_arguments(parser)`` and ``run(args) -> int`` (and ``EPILOG``, the end of
+its own help, and ``CREATES_HOME = True`` if it may be pointed at a home that does
+not exist yet); a command line imports only the module of the command it names.
+Errors become exit codes here and only here: 0 success, 1 a check failed or a hook
+blocked, 2 bad usage or input.
+
+Start-up matters here: ``hermes-hooks --help`` (and no arguments) prints a help text
+pre-rendered from the real parser (:mod:`hermes_hooks.cli._help`), so it needs neither
+argparse nor a command module; every other command line imports argparse, the one
+command module it names and what that command needs, when it runs.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import json
-import logging
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._version import __version__
-from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
+# typing.TYPE_CHECKING without importing typing (which costs --help several ms);
+# type checkers treat any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from typing import Any
+
     from hermes_hooks.hooks import Hooks
 
 __all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "load_home", "main", "print_json"]
@@ -29,21 +35,75 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 
-#: Command modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = (
-    "hermes_hooks.cli.replay_cmd",
-    "hermes_hooks.cli.list_cmd",
-    "hermes_hooks.cli.doctor_cmd",
-    "hermes_hooks.cli.test_cmd",
-    "hermes_hooks.cli.approve_cmd",
-    "hermes_hooks.cli.revoke_cmd",
-    "hermes_hooks.cli.import_claude_cmd",
-    "hermes_hooks.cli.import_session_cmd",
-    "hermes_hooks.cli.emit_cmd",
-    "hermes_hooks.cli.outbox_cmd",
-    "hermes_hooks.cli.listen_cmd",
-    "hermes_hooks.cli.catalogue_cmd",
-    "hermes_hooks.cli.schema_cmd",
+#: Every command as (name, module, one-line help), in the order ``--help`` lists them.
+#: Names and help live here, so that listing the commands imports none of them; the
+#: module holds the rest (see the module docstring).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    (
+        "replay",
+        "hermes_hooks.cli.replay_cmd",
+        "replay recorded sessions through the hooks and show what each hook decided",
+    ),
+    (
+        "list",
+        "hermes_hooks.cli.list_cmd",
+        "show what a Hermes home loads: plugins, shell hooks, outbound targets, gateway hooks",
+    ),
+    (
+        "doctor",
+        "hermes_hooks.cli.doctor_cmd",
+        "check every plugin, shell hook, outbound target and gateway hook of a home",
+    ),
+    (
+        "test",
+        "hermes_hooks.cli.test_cmd",
+        "fire the shell hooks of one event on a synthetic payload and show what they return",
+    ),
+    (
+        "approve",
+        "hermes_hooks.cli.approve_cmd",
+        "approve a shell hook (event + exact command) without the interactive prompt",
+    ),
+    (
+        "revoke",
+        "hermes_hooks.cli.revoke_cmd",
+        "remove every allowlist approval of a shell-hook command (all events)",
+    ),
+    (
+        "import-claude",
+        "hermes_hooks.cli.import_claude_cmd",
+        "convert the hooks of Claude Code settings files into dialect: claude-code entries",
+    ),
+    (
+        "import-session",
+        "hermes_hooks.cli.import_session_cmd",
+        "turn Hermes Agent sessions or Claude Code transcripts into replayable recordings",
+    ),
+    (
+        "emit",
+        "hermes_hooks.cli.emit_cmd",
+        "fire a gateway event at the gateway hooks of a home and show what each did",
+    ),
+    (
+        "outbox",
+        "hermes_hooks.cli.outbox_cmd",
+        "list, show, redeliver or purge events of durable outbound targets",
+    ),
+    (
+        "listen",
+        "hermes_hooks.cli.listen_cmd",
+        "run a local webhook receiver that verifies and pretty-prints each delivery",
+    ),
+    (
+        "hooks",
+        "hermes_hooks.cli.catalogue_cmd",
+        "print the hook catalogue: every hook, its kind and its payload fields",
+    ),
+    (
+        "schema",
+        "hermes_hooks.cli.schema_cmd",
+        "print the JSON Schema of an event's shell stdin or webhook body, or a config file",
+    ),
 )
 
 
@@ -63,6 +123,8 @@ def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool =
 
 def print_json(data: Any) -> None:
     """Print ``data`` as indented JSON (the ``--json`` output of every command)."""
+    import json
+
     print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
 
 
@@ -70,12 +132,15 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     """The top-level parser with every command's subparser.
 
     ``command`` names the one command whose arguments are needed: every command is
-    listed, but only that one's arguments are added (None: none, for the top-level
-    ``--help``).  The default ``""``, or a word that is no command (so that argparse
-    reports it as usual), adds every command's arguments.  Each command's
-    ``add_arguments`` may import what its choices need (the replay host, say), so a
-    command line pays only for its own command.
+    listed (from :data:`COMMANDS`), but only that one's module is imported and its
+    arguments added (None: none, for the top-level ``--help``).  The default ``""``,
+    or a word that is no command (so that argparse reports it as usual), adds every
+    command's arguments.  Each command's ``add_arguments`` may import what its choices
+    need (the replay host, say), so a command line pays only for its own command.
     """
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="hermes-hooks",
         description="Inspect, test and run the hooks of a Hermes home.",
@@ -94,18 +159,19 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    modules = [importlib.import_module(name) for name in COMMANDS]
-    if command is not None and command not in {module.NAME for module in modules}:
+    if command is not None and command not in {name for name, _, _ in COMMANDS}:
         command = ""
-    for module in modules:
+    for name, module_name, summary in COMMANDS:
+        if command not in ("", name):
+            subparsers.add_parser(name, help=summary, description=summary)
+            continue
+        module = importlib.import_module(module_name)
         sub = subparsers.add_parser(
-            module.NAME,
-            help=module.HELP,
-            description=module.HELP,
+            name,
+            help=summary,
+            description=summary,
             epilog=getattr(module, "EPILOG", None),  # e.g. a command's own exit codes
         )
-        if command not in ("", module.NAME):
-            continue
         sub.add_argument("--json", action="store_true", help="machine-readable output")
         sub.add_argument("--home", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         # The global switches work after the command name too (``replay --no-entry-points``).
@@ -146,6 +212,8 @@ def _home_problem(args: argparse.Namespace) -> str | None:
     home = getattr(args, "home", None)
     if home is None or args.creates_home:
         return None
+    from pathlib import Path
+
     path = Path(home).expanduser()
     if path.is_dir():
         return None
@@ -157,8 +225,33 @@ def _home_problem(args: argparse.Namespace) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if words in ([], ["-h"], ["--help"]):
+        from hermes_hooks.cli import _help
+
+        text = _help.prerendered()
+        if text is not None:
+            # What argparse does with this command line: print the help to stdout, then
+            # exit 0 for --help, or return "no command" (2) for an empty command line.
+            sys.stdout.write(text)
+            if words:
+                sys.exit(EXIT_OK)
+            return EXIT_USAGE
+    return _main(words)
+
+
+def _main(words: list[str]) -> int:
+    """:func:`main` for a command line the pre-rendered help does not answer."""
     parser = build_parser(_command_word(words))
-    args = parser.parse_args(words)
+    args = parser.parse_args(words)  # prints help, version or a usage error, and exits
+    import logging
+
+    from hermes_hooks.errors import (
+        ConfigError,
+        HermesHooksError,
+        RecordingError,
+        UnknownHookError,
+    )
+
     logging.basicConfig(
         level=logging.WARNING - 10 * min(args.verbose, 2),
         format="%(levelname)s %(name)s: %(message)s",

@@ -13,9 +13,6 @@ import argparse
 import sys
 from pathlib import Path
 
-NAME = "approve"
-HELP = "approve a shell hook (event + exact command) without the interactive prompt"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``<event> <command...>`` (several words are joined with single spaces)."""

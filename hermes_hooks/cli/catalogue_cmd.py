@@ -8,9 +8,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the catalogue loads with the command, not with ``--help``
     from hermes_hooks._contract import Contract
 
-NAME = "hooks"
-HELP = "print the hook catalogue: every hook, its kind and its payload fields"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """An optional hook name shows that hook's full documentation."""

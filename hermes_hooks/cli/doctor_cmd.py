@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hermes_hooks.report import Finding
 
-NAME = "doctor"
-HELP = "check every plugin, shell hook, outbound target and gateway hook of a home"
 
 _MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
 

@@ -19,9 +19,6 @@ from typing import Any
 
 from hermes_hooks.errors import ConfigError, UnknownHookError
 
-NAME = "emit"
-HELP = "fire a gateway event at the gateway hooks of a home and show what each did"
-
 _MARKS = {"ok": "✓", "error": "✗", "timeout": "✗", "skipped": "–", "dropped": "✗"}
 
 

@@ -36,8 +36,6 @@ if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
 
 #: ``--write`` creates the home, so a missing ``--home`` is not an error here.
 CREATES_HOME = True
-NAME = "import-claude"
-HELP = "convert the hooks of Claude Code settings files into dialect: claude-code entries"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hermes_hooks.host.import_draft import Draft, ImportReport
 
-NAME = "import-session"
-HELP = "turn Hermes Agent sessions or Claude Code transcripts into replayable recordings"
 
 EPILOG = (
     "Rows that cannot be read or placed are reported on stderr with their location and "

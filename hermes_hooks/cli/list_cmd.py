@@ -10,9 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-NAME = "list"
-HELP = "show what a Hermes home loads: plugins, shell hooks, outbound targets, gateway hooks"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``list`` takes only the common options."""

@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
 
-NAME = "listen"
-HELP = "run a local webhook receiver that verifies and pretty-prints each delivery"
 
 _MAX_BODY = 10 * 1024 * 1024
 

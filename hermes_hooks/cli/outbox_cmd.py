@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_hooks.webhooks.outbox import Outbox, Row
 
-NAME = "outbox"
-HELP = "list, show, redeliver or purge events of durable outbound targets"
 
 _ACTIONS = ("list", "show", "redeliver", "purge")
 

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from hermes_hooks.host.job import ReplayOptions, ReplayResult
     from hermes_hooks.host.recording import Header
 
-NAME = "replay"
-HELP = "replay recorded sessions through the hooks and show what each hook decided"
 EPILOG = (
     "Safe by default: the home is replayed on a temporary copy and outbound webhooks are "
     "captured, not sent (--in-place, --live-webhooks). Exit codes: 0 replayed, no "

@@ -9,9 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-NAME = "revoke"
-HELP = "remove every allowlist approval of a shell-hook command (all events)"
-
 #: Byte-exact: the reference prints this text and users port scripts from it (D-84).
 RUNNING_NOTE = "Running CLI / gateway processes stop calling it at its next firing."
 

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-NAME = "schema"
-HELP = "print the JSON Schema of an event's shell stdin or webhook body, or a config file"
-
 _FILES = {
     "shell-stdout": "shell-stdout.schema.json",
     "hook-yaml": "hook-yaml.schema.json",

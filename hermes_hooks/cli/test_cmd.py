@@ -17,9 +17,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-NAME = "test"
-HELP = "fire the shell hooks of one event on a synthetic payload and show what they return"
-
 log = logging.getLogger("hermes_hooks.cli")
 
 #: Byte-exact: says how to fix it, so nobody runs an unapproved script (D-83).
