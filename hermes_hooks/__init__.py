@@ -9,16 +9,15 @@ Public names (see ``design.md``)::
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
     hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
 
-Importing the package stays light: only the redacting log filter loads with it (with
-``logging``, so that no record ever reaches one of our loggers unredacted); ``typing``
-does not, and every public name above, pluggy with :data:`hookimpl` among them, loads
-when first used, so the CLI's ``--help`` (whose parser lives in this package) never
-pays for them.
+Importing the package stays light: it imports neither ``typing`` nor ``logging``, and
+every public name above, pluggy with :data:`hookimpl` among them, loads when first used,
+so the CLI's ``--help`` (whose parser lives in this package) never pays for them.  The
+redacting log filter is not lost by this: every module that logs gets its logger from
+``_log.get_logger``, so the filter is on our loggers before any of our code can log.
 """
 
 from __future__ import annotations
 
-from hermes_hooks import _log  # noqa: F401  (attaches the redacting filter to our loggers)
 from hermes_hooks._version import PROJECT_NAME, __version__
 
 # typing.TYPE_CHECKING without importing typing (a third of what ``import hermes_hooks``

@@ -9,7 +9,6 @@ aggregator (``_select``), which produces the one typed answer.  It also reports 
 
 from __future__ import annotations
 
-import logging
 import time
 import types
 import weakref
@@ -20,6 +19,7 @@ from hermes_hooks._callback import Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
+from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
 from hermes_hooks._stream import StreamLane, event_problem
@@ -29,7 +29,7 @@ from hermes_hooks.types import DecisionRecord, Verdict
 
 __all__ = ["Dispatcher", "clone_payload_value"]
 
-log = logging.getLogger("hermes_hooks.dispatch")
+log = get_logger("hermes_hooks.dispatch")
 
 Listener = Callable[[DecisionRecord], None]
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import logging
 import os
 
 from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._context import LoadContext
+from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.config import read_config, resolve_home, safe_mode
@@ -24,7 +24,7 @@ from hermes_hooks.hooks import Hooks
 
 __all__ = ["attach_sources", "load", "reload"]
 
-log = logging.getLogger("hermes_hooks")
+log = get_logger("hermes_hooks")
 
 
 def load(
@@ -96,7 +96,7 @@ def attach_sources(hooks: Hooks) -> None:
         if context.surface == "gateway":  # the gateway names its own line for this
             from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE
 
-            logging.getLogger("gateway.hooks").info(SAFE_MODE_MESSAGE)
+            get_logger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
     looking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if context.inspect:  # only list and doctor inspect: a plain load never needs consent

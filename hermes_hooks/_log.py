@@ -37,6 +37,7 @@ __all__ = [
     "WarnOnce",
     "exception_text",
     "excerpt",
+    "get_logger",
     "logger",
     "redact",
     "remember_secret",
@@ -246,3 +247,12 @@ REDACTED_LOGGERS: tuple[str, ...] = (
 _FILTER = RedactingFilter()
 for _name in REDACTED_LOGGERS:
     logging.getLogger(_name).addFilter(_FILTER)
+
+
+def get_logger(name: str) -> logging.Logger:
+    """The logger ``name``, one of :data:`REDACTED_LOGGERS`: every module of this
+    package gets its logger here, so that the redacting filter, attached when this
+    module loads, is on a logger before anything of ours can log through it."""
+    if name not in REDACTED_LOGGERS:
+        raise ValueError(f"{name!r} is not a redacted logger; add it to REDACTED_LOGGERS")
+    return logging.getLogger(name)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import difflib
 import inspect
 import itertools
-import logging
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,7 +33,7 @@ from hermes_hooks._callback import (
     signature_text,
 )
 from hermes_hooks._contract import Contract
-from hermes_hooks._log import WarnOnce
+from hermes_hooks._log import WarnOnce, get_logger
 from hermes_hooks.errors import PluginLoadError, UnknownHookError
 from hermes_hooks.hookspecs import (
     CATALOGUE,
@@ -46,7 +45,7 @@ from hermes_hooks.hookspecs import (
 
 __all__ = ["HookManager", "contract_of", "order_group", "suggest_hook", "unknown_hook"]
 
-log = logging.getLogger("hermes_hooks.manager")
+log = get_logger("hermes_hooks.manager")
 
 
 def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:

@@ -9,11 +9,11 @@ returns the verdict and reason that go into the decision record.
 
 from __future__ import annotations
 
-import logging
 from typing import Any, ClassVar
 
 from hermes_hooks._callback import Callback
 from hermes_hooks._contract import Contract, Selection
+from hermes_hooks._log import get_logger
 from hermes_hooks.types import (
     FAILOVER_REASONS,
     DispatchDecision,
@@ -26,7 +26,7 @@ from hermes_hooks.types import (
 
 __all__ = ["AGGREGATORS", "SHELL_BLOCK_MESSAGE", "Aggregator", "Failure"]
 
-log = logging.getLogger("hermes_hooks.dispatch")
+log = get_logger("hermes_hooks.dispatch")
 
 #: D-20: the message of a shell block that carries none.
 SHELL_BLOCK_MESSAGE = "Blocked by shell hook."

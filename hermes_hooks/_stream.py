@@ -14,21 +14,20 @@ are checked once per firing (size and value types) before any lane sees them.
 from __future__ import annotations
 
 import inspect
-import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._log import WarnOnce, exception_text, excerpt
+from hermes_hooks._log import WarnOnce, exception_text, excerpt, get_logger
 
 if TYPE_CHECKING:  # asyncio loads with the first async observer
     import asyncio
 
 __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
-log = logging.getLogger("hermes_hooks.stream")
+log = get_logger("hermes_hooks.stream")
 
 #: D-61: pending events per callback, and the largest event delivered.
 QUEUE_SIZE = 1024

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.report import Finding
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "safe_mode",
 ]
 
-log = logging.getLogger("hermes_hooks.config")
+log = get_logger("hermes_hooks.config")
 
 DEFAULT_CALLBACK_TIMEOUT = 30.0
 MAX_CALLBACK_TIMEOUT = 600.0

@@ -16,7 +16,6 @@ selection.
 from __future__ import annotations
 
 import dataclasses
-import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._context import LoadContext
 from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._facade import HookCalls
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Hooks"]
 
-log = logging.getLogger("hermes_hooks")
+log = get_logger("hermes_hooks")
 
 
 class Hooks(HookCalls):

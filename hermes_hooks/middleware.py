@@ -21,13 +21,13 @@ raises is logged and skipped, never fatal, except as just said.
 from __future__ import annotations
 
 import functools
-import logging
 import time
 from collections.abc import Callable, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.types import DecisionRecord, Verdict
 
 __all__ = [
@@ -44,7 +44,7 @@ __all__ = [
     "run_execution",
 ]
 
-log = logging.getLogger("hermes_hooks.plugins")
+log = get_logger("hermes_hooks.plugins")
 
 TOOL_REQUEST = "tool_request"
 TOOL_EXECUTION = "tool_execution"

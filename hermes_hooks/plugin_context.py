@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import logging
 import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import _hermes_names
 from hermes_hooks._capabilities import HostCapabilities
+from hermes_hooks._log import get_logger
 from hermes_hooks._manager import order_group, suggest_hook
 from hermes_hooks._registry_entries import (
     AuxiliaryTask,
@@ -51,7 +51,7 @@ __all__ = [
     "UnavailableLlm",
 ]
 
-log = logging.getLogger("hermes_hooks.plugins")
+log = get_logger("hermes_hooks.plugins")
 
 _SKILL_NAME = re.compile(r"^[a-zA-Z0-9_-]+$")
 _PROFILE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")

@@ -24,13 +24,14 @@ Rendered form (D-60), byte-exact::
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
+
+from hermes_hooks._log import get_logger
 
 __all__ = [
     "MAX_SECTIONS",
@@ -41,7 +42,7 @@ __all__ = [
     "recover",
 ]
 
-log = logging.getLogger("hermes_hooks.prompt_sections")
+log = get_logger("hermes_hooks.prompt_sections")
 
 MAX_SECTION_CHARS = 4000
 MAX_TOTAL_CHARS = 8000

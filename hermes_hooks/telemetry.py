@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextvars
 import importlib.util
 import inspect
-import logging
 import os
 import threading
 import time
@@ -45,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._log import exception_text, excerpt, warn_once
+from hermes_hooks._log import exception_text, excerpt, get_logger, warn_once
 from hermes_hooks._telemetry_metrics import (
     SCOPE,
     Instruments,
@@ -80,7 +79,7 @@ __all__ = [
     "trace_headers",
 ]
 
-log = logging.getLogger("hermes_hooks.telemetry")
+log = get_logger("hermes_hooks.telemetry")
 
 #: The instrumentation scope of every span and metric.
 INSTRUMENTATION_NAME = SCOPE

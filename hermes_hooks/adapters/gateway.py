@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
-from hermes_hooks._log import exception_text
+from hermes_hooks._log import exception_text, get_logger
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.gateway_report import check_gateway_hooks, gateway_section
 from hermes_hooks.config import safe_mode
@@ -56,7 +56,7 @@ __all__ = [
     "unloaded",
 ]
 
-log = logging.getLogger("gateway.hooks")
+log = get_logger("gateway.hooks")
 
 MODULE_PREFIX = "hermes_hook_"
 PLUGIN_PREFIX = "gateway:"

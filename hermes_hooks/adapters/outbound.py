@@ -16,13 +16,13 @@ sharing a url both deliver.  No consent is asked (OUT-16).
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
@@ -45,7 +45,7 @@ __all__ = [
     "unloaded",
 ]
 
-log = logging.getLogger("hermes_hooks.outbound")
+log = get_logger("hermes_hooks.outbound")
 
 _KEY_ATTRIBUTE = "_hermes_outbound_key"
 

@@ -22,7 +22,6 @@ Keys of one entry::
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import os
 import re
@@ -31,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from hermes_hooks._log import remember_secret
+from hermes_hooks._log import get_logger, remember_secret
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
@@ -49,7 +48,7 @@ __all__ = [
     "parse_outbound",
 ]
 
-log = logging.getLogger("hermes_hooks.outbound")
+log = get_logger("hermes_hooks.outbound")
 
 DEFAULT_TIMEOUT = 10
 MIN_TIMEOUT = 1

@@ -22,7 +22,6 @@ still loads.
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import sys
@@ -32,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._log import exception_text
+from hermes_hooks._log import exception_text, get_logger
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
@@ -53,7 +52,7 @@ __all__ = [
     "unloaded",
 ]
 
-log = logging.getLogger("hermes_hooks.plugins")
+log = get_logger("hermes_hooks.plugins")
 
 #: Entry-point groups: pluggy-style modules, and ``register(ctx)`` modules.
 HOOKIMPL_GROUP = "hermes_hooks"

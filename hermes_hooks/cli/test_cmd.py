@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger("hermes_hooks.cli")
+from hermes_hooks._log import get_logger
+
+log = get_logger("hermes_hooks.cli")
 
 #: Byte-exact: says how to fix it, so nobody runs an unapproved script (D-83).
 NOT_ALLOWLISTED = "✗ not allowlisted — skipped (approve it first, or pass --accept-hooks)"

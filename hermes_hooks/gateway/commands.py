@@ -15,13 +15,14 @@ Every handler runs; the first non-allow decision, in D-05 order, wins.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from hermes_hooks._log import get_logger
+
 __all__ = ["CommandDecision", "canonical_command", "read_decision"]
 
-log = logging.getLogger("gateway.hooks")
+log = get_logger("gateway.hooks")
 
 Action = Literal["allow", "deny", "handled", "rewrite"]
 

@@ -18,7 +18,6 @@ import asyncio
 import copy
 import functools
 import inspect
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -28,7 +27,7 @@ from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
 from hermes_hooks._isolation import Fault, Listeners, fault_of, warn_fault
-from hermes_hooks._log import WarnOnce
+from hermes_hooks._log import WarnOnce, get_logger
 from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
@@ -37,7 +36,7 @@ from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
-log = logging.getLogger("gateway.hooks")
+log = get_logger("gateway.hooks")
 
 Outcome = Literal["ok", "error", "timeout", "skipped", "dropped"]
 Listener = Callable[["CallRecord"], None]

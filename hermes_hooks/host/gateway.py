@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_hooks._log import get_logger
+
 __all__ = ["GatewayBridge", "GatewayView", "MessageEvent", "MessageSource", "TranscriptStore"]
 
-log = logging.getLogger("hermes_hooks.host")
+log = get_logger("hermes_hooks.host")
 
 #: How long one emission may take before the host gives up waiting (D-01 says
 #: ``emit`` only enqueues; the awaited ``command:`` scan is bounded per handler).

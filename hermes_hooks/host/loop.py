@@ -29,11 +29,11 @@ gateway emitter)::
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters.shell.dialects.claude_input import TRANSCRIPTS
 from hermes_hooks.hookspecs import STREAMING_HOOKS
 from hermes_hooks.host.gateway import (
@@ -71,7 +71,7 @@ __all__ = [
     "replay",
 ]
 
-log = logging.getLogger("hermes_hooks.host")
+log = get_logger("hermes_hooks.host")
 
 #: What the host answers when a hook asks for approval (it has no human to ask):
 #: ``deny`` blocks the call (D-22), ``allow`` runs it once.

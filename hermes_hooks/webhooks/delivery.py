@@ -26,7 +26,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import email.utils
-import logging
 import random
 import sqlite3
 import threading
@@ -39,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from hermes_hooks._log import WarnOnce
+from hermes_hooks._log import WarnOnce, get_logger
 from hermes_hooks.webhooks.deadline import AttemptGuard
 from hermes_hooks.webhooks.wire import build_headers
 
@@ -63,7 +62,7 @@ __all__ = [
     "post",
 ]
 
-log = logging.getLogger("hermes_hooks.outbound")
+log = get_logger("hermes_hooks.outbound")
 
 #: D-81: pending events per ordinary target.
 QUEUE_CAPACITY = 256

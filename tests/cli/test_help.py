@@ -1,6 +1,6 @@
 """The pre-rendered top-level help: byte for byte what the real parser prints, used
 only where argparse would print exactly it, and cheap (no argparse, no command module,
-no typing on that path)."""
+no logging on that path)."""
 
 from __future__ import annotations
 
@@ -123,16 +123,14 @@ def test_columns_is_what_shutil_says_on_a_terminal(columns: int, env_columns: st
     assert answer == {"ours": expected, "shutil": expected, "fast": on_version and expected == 80}
 
 
-def test_help_imports_neither_argparse_nor_a_command_nor_typing() -> None:
+def test_help_imports_neither_argparse_nor_a_command_nor_logging() -> None:
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     code = (
         "import sys\n"
         "before = set(sys.modules)\n"
         "from hermes_hooks.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit as exc:\n    code = exc.code\n"
-        # logging (and re, which it needs) load with the package: the redacting filter
-        # must be on our loggers before anything can log
-        "heavy = {'argparse', 'typing', 'pathlib', 'json', 'shutil'}\n"
+        "heavy = {'argparse', 'logging', 'typing', 'pathlib', 'json', 'shutil', 're'}\n"
         "new = set(sys.modules) - before\n"
         "loaded = sorted(m for m in new if m in heavy or m.endswith('_cmd'))\n"
         "print(code, loaded, file=sys.stderr)\n"

@@ -25,12 +25,12 @@ The package, one job per module:
 from __future__ import annotations
 
 import itertools
-import logging
 import time
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Unloaded
 from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
 from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
 # D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).

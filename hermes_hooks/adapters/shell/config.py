@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._contract import ShellUse
+from hermes_hooks._log import get_logger
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.adapters.shell.dialects import dialect_named
 from hermes_hooks.adapters.shell.entry import (
@@ -65,7 +66,7 @@ __all__ = [
     "split_command",
 ]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 #: D-64: keys under ``hooks:`` that belong to other systems, not event names.
 RESERVED_KEYS = frozenset({"outbound", "output_spill"})

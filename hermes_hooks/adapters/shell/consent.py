@@ -35,7 +35,6 @@ import contextlib
 import contextvars
 import hashlib
 import json
-import logging
 import os
 import shlex
 import sys
@@ -47,7 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.adapters.shell.pin import CWD, Resolution, resolve
 
@@ -74,7 +73,7 @@ __all__ = [
     "refusal",
 ]
 
-log = logging.getLogger("hermes_hooks.consent")
+log = get_logger("hermes_hooks.consent")
 
 #: D-72, byte-exact: logged once per unapproved hook that is skipped.
 NOT_ALLOWLISTED_WARNING = (

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks._callback import Degraded
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.consent import (
     AllowlistWatch,
     Approval,
@@ -35,7 +35,7 @@ from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = ["ShellHook", "ShellRecord", "run_once"]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 
 class ShellHook:

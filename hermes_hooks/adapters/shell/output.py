@@ -20,12 +20,11 @@ dialect's: a reader given to :func:`interpret` (see
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from typing import Any
 
 from hermes_hooks._callback import Degraded
-from hermes_hooks._log import excerpt, warn_once
+from hermes_hooks._log import excerpt, get_logger, warn_once
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult
 from hermes_hooks.hookspecs import CATALOGUE
@@ -44,7 +43,7 @@ __all__ = [
     "trim",
 ]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 #: SH-17: exit code 2 blocks a ``pre_tool_call`` (Claude Code / Cursor convention).
 BLOCK_EXIT_CODE = 2

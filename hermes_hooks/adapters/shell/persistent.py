@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import select
 import subprocess
@@ -42,7 +41,7 @@ import threading
 import time
 from pathlib import Path
 
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.config import script_for_command
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import (
@@ -56,7 +55,7 @@ from hermes_hooks.adapters.shell.run import (
 
 __all__ = ["BACKOFF_FIRST", "BACKOFF_MAX", "PersistentProcess", "backoff"]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 #: Seconds before the second restart in a row; each further one doubles it.
 BACKOFF_FIRST = 0.5

@@ -11,14 +11,15 @@ runs unbounded.  ``close()`` of the shell source waits for the runs still going.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable
 
+from hermes_hooks._log import get_logger
+
 __all__ = ["BACKGROUND", "BackgroundRuns"]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 
 class BackgroundRuns:

@@ -32,13 +32,12 @@ in ``hermes-hooks test``.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Degraded, Group
-from hermes_hooks._log import warn_once
+from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 from hermes_hooks.adapters.shell.dialects.claude_input import (
@@ -89,7 +88,7 @@ __all__ = [
     "register_session_context",
 ]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 #: The message of a Stop hook that keeps the turn going without saying why.
 DEFAULT_CONTINUE_MESSAGE = "A Stop hook asked to keep going."

@@ -22,7 +22,6 @@ rule mirrors.
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 from collections import OrderedDict
@@ -30,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
 from hermes_hooks.adapters.shell.dialects.claude_options import HandlerOptions, read_options
 from hermes_hooks.adapters.shell.dialects.claude_tools import (
@@ -71,7 +71,7 @@ __all__ = [
     "tool_table",
 ]
 
-log = logging.getLogger("hermes_hooks.shell")
+log = get_logger("hermes_hooks.shell")
 
 DIALECT = "claude-code"
 HERMES_DIALECT = "hermes"
