@@ -196,6 +196,25 @@ def _where(source: str, index: int) -> str:
     return f"{source}: hooks.outbound[{index}]"
 
 
+def _hide_in_logs(url: Any) -> None:
+    """Mask what follows the host of a target's ``url`` in every log line of ours.
+
+    Many receivers take their credential in the path (``/services/T0/B0/<token>``) or the
+    query (``?sig=...``), and the url reaches log lines as an unnamed target's label or
+    inside an HTTP client's error message; only scheme and host stay readable there.  A
+    url with no host is left alone: the message refusing it must show it.
+    """
+    if not isinstance(url, str):
+        return
+    url = url.strip()
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return
+    if parts.hostname:
+        remember_secret(url[url.index(parts.netloc) + len(parts.netloc) :])
+
+
 def _label(entry: Mapping[str, Any], index: int) -> str:
     name = entry.get("name")
     if isinstance(name, str) and name.strip():
@@ -468,6 +487,7 @@ def parse_outbound(
             log.warning("%s %s; skipped", _where(source, index), reason)
             skipped.append(Skipped(index, f"#{index}", reason))
             continue
+        _hide_in_logs(entry.get("url"))  # before anything can log it
         label = _label(entry, index)
         try:
             targets.append(_entry(entry, index, label, env))

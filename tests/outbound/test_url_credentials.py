@@ -103,3 +103,29 @@ def test_outbox_on_a_corrupt_file_is_a_clear_error(home: Path, capsys: Any) -> N
             "database). Fix: if it is damaged, move it aside (its events are then lost) or "
             "restore it from a backup\n"
         )
+
+
+def test_log_lines_show_only_scheme_and_host_of_a_target_url(
+    env: OutboundEnv, caplog: Any
+) -> None:
+    # Receivers such as chat webhooks take their credential in the path; an unnamed
+    # target is logged by its url, and the HTTP client's errors repeat it.
+    port = closed_port()
+    url = f"http://127.0.0.1:{port}/services/T0B0/zz-path-secret-99?sig=sig-abcdef"
+    caplog.set_level("DEBUG", logger="hermes_hooks")
+    hooks = env.load(
+        f"""
+        hooks:
+          outbound:
+            - url: {url}
+              events: [on_session_end]
+        """
+    )
+    hooks.on_session_end(session_id="s1")
+    hooks.close(3.0)
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("hermes_hooks")]
+    logged = "\n".join(lines)
+    assert "zz-path-secret-99" not in logged and "sig-abcdef" not in logged
+    # the http:// warning at load, and the failed delivery, both name the target
+    masked = f"http://127.0.0.1:{port}[REDACTED]"
+    assert sum(masked in line for line in lines) >= 2, logged
