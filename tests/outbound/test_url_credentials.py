@@ -105,9 +105,7 @@ def test_outbox_on_a_corrupt_file_is_a_clear_error(home: Path, capsys: Any) -> N
         )
 
 
-def test_log_lines_show_only_scheme_and_host_of_a_target_url(
-    env: OutboundEnv, caplog: Any
-) -> None:
+def test_log_lines_show_only_scheme_and_host_of_a_target_url(env: OutboundEnv, caplog: Any) -> None:
     # Receivers such as chat webhooks take their credential in the path; an unnamed
     # target is logged by its url, and the HTTP client's errors repeat it.
     port = closed_port()
