@@ -1,6 +1,6 @@
 """What the shell adapter decides about a home before it imports anything heavier.
 
-Every load asks these, hooks or not: which consent bypass (SH-22) is active, and
+Every load asks these, hooks or not: which consent bypass is active (SH-22), and
 whether the home has an allowlist.  They live apart from :mod:`.consent` and
 :mod:`.config` so that a home with no ``hooks:`` block and no allowlist loads without
 the consent, parsing and spawning modules (a start-up cost every agent pays).
@@ -22,7 +22,8 @@ TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 
 def auto_accept_configured(config: Mapping[str, Any]) -> bool:
-    """SH-22 (3): ``hooks_auto_accept: true`` at the top level of ``config.yaml``."""
+    """Whether ``hooks_auto_accept: true`` is set at the top level of ``config.yaml``
+    (the third consent bypass, SH-22)."""
     value = config.get("hooks_auto_accept")
     if isinstance(value, bool):
         return value
@@ -30,8 +31,8 @@ def auto_accept_configured(config: Mapping[str, Any]) -> bool:
 
 
 def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
-    """Which SH-22 bypass is active, or None: the ``--accept-hooks`` flag,
-    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
+    """Which consent bypass is active, or None: the ``--accept-hooks`` flag,
+    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true`` (SH-22)."""
     if accept_hooks:
         return "--accept-hooks"
     if env_flag("HERMES_ACCEPT_HOOKS"):
