@@ -487,11 +487,11 @@ def test_the_shell_source_reports_its_own_section_and_findings(
     subject = f"shell hooks.pre_tool_call[0] {gate}"
     assert source.check() == [
         Finding("ok", subject, "program found and executable"),
-        Finding(
-            "warn",
+        Finding(  # a gate that does not run is a gate that is off: an error
+            "error",
             subject,
-            "not allowlisted — it will NOT run; review the script, then: "
-            f"hermes-hooks approve pre_tool_call {gate}",
+            "not allowlisted — it will NOT run, so this gate is off; review the script, "
+            f"then: hermes-hooks approve pre_tool_call {gate}",
         ),
         Finding("info", subject, "smoke test skipped — not allowlisted yet"),
     ]

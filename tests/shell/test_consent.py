@@ -544,3 +544,119 @@ def test_a_command_that_resolves_elsewhere_while_the_prompt_is_shown_is_not_appr
     )
     assert registered(hooks) == []
     assert not (home / ALLOWLIST_NAME).exists()
+
+
+# -- a gate without an approval -------------------------------------------------------------
+
+
+@pytest.fixture
+def counting_gate(home: Path) -> tuple[Path, Path]:
+    """A pre_tool_call gate on `terminal` that allows, and counts its runs."""
+    counter = home / "gate.log"
+    script = write_script(
+        home / "agent-hooks" / "gate.sh", sh(f"cat >/dev/null\necho ran >> {counter}\necho '{{}}'")
+    )
+    return script, counter
+
+
+def _gate_config(home: Path, script: Path, **extra: object) -> None:
+    write_config(
+        home, {"pre_tool_call": [{"command": str(script), "matcher": "terminal", **extra}]}
+    )
+
+
+def test_an_unapproved_fail_closed_gate_blocks_what_it_matches_and_never_runs(
+    home: Path,
+    counting_gate: tuple[Path, Path],
+    load: Callable[..., Hooks],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # fail_closed: the agent must not run unguarded when the gate cannot decide; the
+    # command itself stays unapproved and never runs.
+    script, counter = counting_gate
+    _gate_config(home, script, fail_closed=True)
+    hooks = load()
+    decision = hooks.pre_tool_call(**tool_payload())
+    assert (decision.action, decision.message) == (
+        "block",
+        f"hook {script} failed closed: not run: not allowlisted; review it, then: "
+        f"hermes-hooks approve pre_tool_call {script}",
+    )
+    assert hooks.pre_tool_call(**tool_payload(tool_name="read_file")).action == "allow"
+    assert fired(counter) == 0
+    assert warnings_of(caplog) == [d72("pre_tool_call", str(script))]
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == [
+        f"{home / 'config.yaml'}: shell hook hooks.pre_tool_call[0] ({script}) is a "
+        "fail_closed gate without an approval: every call it matches is blocked until it is "
+        f"approved (the command does not run). Review it, then: hermes-hooks approve "
+        f"pre_tool_call {script}"
+    ]
+    approve(home, "pre_tool_call", str(script))
+    hooks = load()  # an approval takes effect at the next load
+    assert hooks.pre_tool_call(**tool_payload()).action == "allow"
+    assert fired(counter) == 1
+
+
+def test_an_unapproved_gate_without_fail_closed_is_skipped_and_doctor_fails(
+    home: Path,
+    counting_gate: tuple[Path, Path],
+    load: Callable[..., Hooks],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from hermes_hooks.cli import main
+
+    script, counter = counting_gate
+    _gate_config(home, script)
+    hooks = load()
+    assert hooks.pre_tool_call(**tool_payload()).action == "allow"  # skipped, as specified
+    assert fired(counter) == 0
+    capsys.readouterr()
+    assert main(["--home", str(home), "--no-entry-points", "doctor"]) == 1
+    assert (
+        f"✗ shell hooks.pre_tool_call[0] {script}: not allowlisted — it will NOT run, so this "
+        f"gate is off; review the script, then: hermes-hooks approve pre_tool_call {script}"
+    ) in capsys.readouterr().out.splitlines()
+
+
+def test_an_unapproved_observer_is_only_a_warning_in_doctor(
+    home: Path, counting_hook: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hermes_hooks.cli import main
+
+    script, _ = counting_hook
+    assert main(["--home", str(home), "--no-entry-points", "doctor"]) == 0
+    assert (
+        f"⚠ shell hooks.post_tool_call[0] {script}: not allowlisted — it will NOT run; review "
+        f"the script, then: hermes-hooks approve post_tool_call {script}"
+    ) in capsys.readouterr().out.splitlines()
+
+
+def test_a_revoked_fail_closed_gate_blocks_until_it_is_approved_again(
+    home: Path,
+    counting_gate: tuple[Path, Path],
+    load: Callable[..., Hooks],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    script, counter = counting_gate
+    _gate_config(home, script, fail_closed=True)
+    approve(home, "pre_tool_call", str(script))
+    hooks = load()
+    assert hooks.pre_tool_call(**tool_payload()).action == "allow"
+    Allowlist(home).revoke(str(script))
+    caplog.clear()
+    decision = hooks.pre_tool_call(**tool_payload())
+    assert (decision.action, decision.message) == (
+        "block",
+        f"hook {script} failed closed: not run: not allowlisted; review it, then: "
+        f"hermes-hooks approve pre_tool_call {script}",
+    )
+    assert fired(counter) == 1  # the revoked command did not run again
+    assert warnings_of(caplog)[0] == (
+        f"shell hook hooks.pre_tool_call[0] ({script}) is no longer in "
+        f"{home / ALLOWLIST_NAME} — not run until it is approved again (a fail_closed gate "
+        "blocks meanwhile)"
+    )
+    approve(home, "pre_tool_call", str(script))
+    assert hooks.pre_tool_call(**tool_payload()).action == "allow"
+    assert fired(counter) == 2

@@ -152,6 +152,8 @@ class ShellSource:
                 note = None
                 if self.bypass is not None and consent.is_inspecting():
                     note = f"{self.bypass} is set: approved when the agent next loads"
+                elif entry.fail_closed:
+                    note = self._hold_closed(entry)
                 self.entries.append(ShellRecord(entry, state, note=note))
                 continue
             self.entries.append(self._register(entry, how, held))
@@ -170,6 +172,40 @@ class ShellSource:
             from hermes_hooks.adapters.shell.dialects.claude_code import register_session_context
 
             register_session_context(self._manager, self.owner, claude)
+
+    def _hold_closed(self, entry: ShellEntry) -> str | None:
+        """Register the stand-in of an unapproved ``fail_closed`` gate, which blocks every
+        call it matches (the command itself never runs); returns the record's note.
+        ``list`` and ``doctor`` only say so (they fire nothing, and report it)."""
+        from hermes_hooks.adapters.shell.consent import approve_hint, is_inspecting
+        from hermes_hooks.adapters.shell.hook import UnapprovedGate
+
+        note = "fail_closed: every call it matches is blocked until it is approved"
+        if is_inspecting():
+            return note
+        try:
+            self._manager.register_callback(
+                entry.event,
+                UnapprovedGate(entry),
+                owner=self.owner,
+                group=Group.SHELL,
+                rank=entry.rank,
+                name=f"shell {entry.where} {entry.command} (not allowlisted)",
+                source="shell",
+            )
+        except PluginLoadError as exc:
+            log.warning("%s", exc)
+            return None
+        log.error(
+            "%s: shell hook %s (%s) is a fail_closed gate without an approval: every call "
+            "it matches is blocked until it is approved (the command does not run). Review "
+            "it, then: %s",
+            self.config_path,
+            entry.where,
+            entry.command,
+            approve_hint(entry.event, entry.command),
+        )
+        return note
 
     def _refusal(self, entry: ShellEntry) -> str | None:
         """Why an entry cannot run at all here (a prompt or agent handler without the

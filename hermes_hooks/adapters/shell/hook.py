@@ -23,6 +23,7 @@ from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.consent import (
     AllowlistWatch,
     Approval,
+    approve_hint,
     reapprove_hint,
     refusal,
 )
@@ -33,7 +34,7 @@ from hermes_hooks.adapters.shell.persistent import PersistentProcess
 from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.adapters.shell.run import RunResult
 
-__all__ = ["ShellHook", "ShellRecord", "run_once"]
+__all__ = ["ShellHook", "ShellRecord", "UnapprovedGate", "run_once"]
 
 log = get_logger("hermes_hooks.shell")
 
@@ -71,7 +72,12 @@ class ShellHook:
         argv = None
         if self.watch is not None:
             if not self._still_approved():
-                return None
+                if not entry.fail_closed:
+                    return None
+                # Revoked: the script never runs again, but a gate that must fail closed
+                # blocks rather than let the agent run unguarded.
+                outcome = refused_outcome(entry, not_allowlisted(entry))
+                return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
             argv, refused = self.check_resolution()
             if refused is not None:
                 outcome = self._refused(refused)
@@ -112,9 +118,7 @@ class ShellHook:
 
     def _refused(self, why: str) -> Outcome:
         """A refused firing: no verdict, so a fail-closed gate blocks (D-70)."""
-        reading = Reading(self.entry, RunResult(error=f"refused: {why}"))
-        reading.problem = reading.failure = f"not run: {why}"
-        return reading.outcome(None)
+        return refused_outcome(self.entry, why)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
@@ -127,10 +131,11 @@ class ShellHook:
         warn_once(
             log,
             ("revoked", self.watch.allowlist.path, entry.event, entry.command),
-            "shell hook %s (%s) is no longer in %s — not run until it is approved again",
+            "shell hook %s (%s) is no longer in %s — not run until it is approved again%s",
             entry.where,
             entry.command,
             self.watch.allowlist.path,
+            " (a fail_closed gate blocks meanwhile)" if entry.fail_closed else "",
         )
         return False
 
@@ -167,6 +172,44 @@ def run_once(
         return hook.run(payload, argv)
     finally:
         hook.close()
+
+
+def refused_outcome(entry: ShellEntry, why: str) -> Outcome:
+    """A firing refused before anything ran: no verdict, so a fail-closed gate blocks
+    (D-70) with ``hook <command> failed closed: not run: <why>``."""
+    reading = Reading(entry, RunResult(error=f"refused: {why}"))
+    reading.problem = reading.failure = f"not run: {why}"
+    return reading.outcome(None)
+
+
+def not_allowlisted(entry: ShellEntry) -> str:
+    """Why a gate without an approval is refused, with the fix."""
+    return f"not allowlisted; review it, then: {approve_hint(entry.event, entry.command)}"
+
+
+class UnapprovedGate:
+    """Stands in for a ``fail_closed`` gate that has no approval (none was ever given
+    here, and no bypass or prompt gave one).
+
+    The command never runs, as for any unapproved hook, but ``fail_closed: true`` says
+    the agent must not run unguarded when the gate cannot decide: every call the entry
+    matches is refused, so the gate blocks with a message naming the fix.  Approving
+    the command takes effect when the home is loaded again.
+    """
+
+    __slots__ = ("dialect", "entry")
+
+    def __init__(self, entry: ShellEntry) -> None:
+        self.entry = entry
+        self.dialect = dialect_of(entry)
+
+    def __call__(self, **payload: Any) -> dict[str, Any] | Degraded | None:
+        """Refuse every matching firing (the dispatcher calls this like a shell hook)."""
+        entry = self.entry
+        if not self.dialect.fires(entry, payload):
+            return None
+        outcome = refused_outcome(entry, not_allowlisted(entry))
+        return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import shutil
 from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.adapters.shell.config import ConfigProblem, script_for_argv
+from hermes_hooks.adapters.shell.config import BLOCKING_EVENTS, ConfigProblem, script_for_argv
 from hermes_hooks.adapters.shell.consent import (
     Allowlist,
     Approval,
@@ -325,11 +325,23 @@ def check(source: LoadedShell) -> list[Finding]:
             findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
         approval = source.allowlist.find(entry.event, entry.command)
         if approval is None:
+            # On a hook that can block, a gate that does not run is a gate that is off
+            # (or, when fail_closed, one that blocks every call it matches): an error.
+            gate = entry.event in BLOCKING_EVENTS
+            effect = (
+                "as a fail_closed gate it blocks every call it matches"
+                if entry.fail_closed
+                else "this gate is off"
+                if gate
+                else ""
+            )
             findings.append(
                 Finding(
-                    "warn",
+                    "error" if gate else "warn",
                     subject,
-                    "not allowlisted — it will NOT run; review the script, then: "
+                    "not allowlisted — it will NOT run"
+                    + (f", so {effect}" if effect else "")
+                    + "; review the script, then: "
                     + approve_hint(entry.event, entry.command),
                 )
             )
