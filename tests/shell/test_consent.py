@@ -559,6 +559,14 @@ def counting_gate(home: Path) -> tuple[Path, Path]:
     return script, counter
 
 
+def _held_closed(script: Path) -> str:
+    """The block message of a fail_closed gate that has no approval."""
+    return (
+        f"hook {script} failed closed: not run: not allowlisted; review it, then: "
+        f"hermes-hooks approve pre_tool_call {script}"
+    )
+
+
 def _gate_config(home: Path, script: Path, **extra: object) -> None:
     write_config(
         home, {"pre_tool_call": [{"command": str(script), "matcher": "terminal", **extra}]}
@@ -577,11 +585,7 @@ def test_an_unapproved_fail_closed_gate_blocks_what_it_matches_and_never_runs(
     _gate_config(home, script, fail_closed=True)
     hooks = load()
     decision = hooks.pre_tool_call(**tool_payload())
-    assert (decision.action, decision.message) == (
-        "block",
-        f"hook {script} failed closed: not run: not allowlisted; review it, then: "
-        f"hermes-hooks approve pre_tool_call {script}",
-    )
+    assert (decision.action, decision.message) == ("block", _held_closed(script))
     assert hooks.pre_tool_call(**tool_payload(tool_name="read_file")).action == "allow"
     assert fired(counter) == 0
     assert warnings_of(caplog) == [d72("pre_tool_call", str(script))]
@@ -646,11 +650,7 @@ def test_a_revoked_fail_closed_gate_blocks_until_it_is_approved_again(
     Allowlist(home).revoke(str(script))
     caplog.clear()
     decision = hooks.pre_tool_call(**tool_payload())
-    assert (decision.action, decision.message) == (
-        "block",
-        f"hook {script} failed closed: not run: not allowlisted; review it, then: "
-        f"hermes-hooks approve pre_tool_call {script}",
-    )
+    assert (decision.action, decision.message) == ("block", _held_closed(script))
     assert fired(counter) == 1  # the revoked command did not run again
     assert warnings_of(caplog)[0] == (
         f"shell hook hooks.pre_tool_call[0] ({script}) is no longer in "
