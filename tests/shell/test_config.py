@@ -198,6 +198,42 @@ def test_invalid_regex_falls_back_to_literal_equality_loudly_on_a_gate(
     assert [p.weakens_gate for p in parsed.problems] == [True, False]
 
 
+@pytest.mark.parametrize(
+    ("matcher", "problem"),
+    [
+        (
+            "Bash",
+            "matcher 'Bash' matches Claude Code's tool names (Bash), never ours (terminal), so "
+            "the hook never fires for them. Fix: write matcher: terminal, or set dialect: "
+            "claude-code to use Claude Code's names",
+        ),
+        (
+            "Write|Edit",
+            "matcher 'Write|Edit' matches Claude Code's tool names (Write, Edit), never ours "
+            "(write_file, patch), so the hook never fires for them. Fix: write matcher: "
+            "write_file|patch, or set dialect: claude-code to use Claude Code's names",
+        ),
+        ("Bash|terminal", None),  # ours too: it fires
+        ("mcp__github__.*", None),  # no tool of the table at all
+    ],
+)
+def test_a_claude_code_tool_name_in_a_hermes_matcher_is_an_error_on_a_gate(
+    matcher: str, problem: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Copied from a Claude Code settings file into a Hermes entry, the gate never fires.
+    entries = [{"matcher": matcher, "command": "x"}]
+    parsed = parse({"pre_tool_call": entries, "post_tool_call": entries})
+    assert [e.matcher for e in parsed.entries] == [matcher, matcher]  # kept as written
+    logged = [(r.levelname, r.getMessage()) for r in caplog.records]
+    if problem is None:
+        assert logged == []
+        return
+    assert logged == [
+        ("ERROR", f"/h/config.yaml: hooks.pre_tool_call[0]: {problem}"),
+        ("WARNING", f"/h/config.yaml: hooks.post_tool_call[0]: {problem}"),
+    ]
+
+
 def test_a_matcher_that_is_not_a_string_widens_and_only_warns(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -31,6 +31,7 @@ from typing import Any
 from hermes_hooks._callback import Degraded
 from hermes_hooks._select import directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
+from hermes_hooks.adapters.shell.dialects.claude_tools import DEFAULT_TOOLS
 from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.adapters.shell.output import (
     BLOCK_EXIT_CODE,
@@ -80,7 +81,7 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
         )
         return EntryMatcher()
     try:
-        return EntryMatcher(matcher, re.compile(matcher))
+        compiled = re.compile(matcher)
     except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
         warn(
             f"matcher {matcher!r} is not a valid regular expression ({exc}); the hook "
@@ -89,6 +90,26 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
             narrows=True,
         )
         return EntryMatcher(matcher)
+    claude_only = _claude_names_only(compiled)
+    if claude_only:
+        ours = list(dict.fromkeys(r.tool for r in DEFAULT_TOOLS if r.claude in claude_only))
+        warn(
+            f"matcher {matcher!r} matches Claude Code's tool names ({', '.join(claude_only)}), "
+            f"never ours ({', '.join(ours)}), so the hook never fires for them. Fix: write "
+            f"matcher: {'|'.join(ours)}, or set dialect: claude-code to use Claude Code's names",
+            narrows=True,
+        )
+    return EntryMatcher(matcher, compiled)
+
+
+def _claude_names_only(pattern: re.Pattern[str]) -> list[str]:
+    """The Claude Code tool names ``pattern`` matches whole when it matches none of our
+    names for the same tools: a matcher copied from a Claude Code settings file
+    (``Bash``, ``Write|Edit``) into a Hermes entry, which would never fire."""
+    claude = [row.claude for row in DEFAULT_TOOLS if pattern.fullmatch(row.claude)]
+    if not claude or any(pattern.fullmatch(row.tool) for row in DEFAULT_TOOLS):
+        return []
+    return claude
 
 
 # -- reading the answer ------------------------------------------------------------------
