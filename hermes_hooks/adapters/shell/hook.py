@@ -27,7 +27,7 @@ from hermes_hooks.adapters.shell.consent import (
     reapprove_hint,
     refusal,
 )
-from hermes_hooks.adapters.shell.dialects import dialect_of
+from hermes_hooks.adapters.shell.dialects import Dialect, dialect_of
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
@@ -76,12 +76,10 @@ class ShellHook:
                     return None
                 # Revoked: the script never runs again, but a gate that must fail closed
                 # blocks rather than let the agent run unguarded.
-                outcome = refused_outcome(entry, not_allowlisted(entry))
-                return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
+                return refuse(self.dialect, entry, payload, not_allowlisted(entry))
             argv, refused = self.check_resolution()
             if refused is not None:
-                outcome = self._refused(refused)
-                return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
+                return refuse(self.dialect, entry, payload, refused)
             if argv is not None and argv != entry.argv:
                 # Run exactly the files the approval pinned: nothing is looked up again
                 # between this check and the spawn.
@@ -115,10 +113,6 @@ class ShellHook:
             level=logging.ERROR,
         )
         return None, why
-
-    def _refused(self, why: str) -> Outcome:
-        """A refused firing: no verdict, so a fail-closed gate blocks (D-70)."""
-        return refused_outcome(self.entry, why)
 
     def _still_approved(self) -> bool:
         assert self.watch is not None
@@ -174,12 +168,16 @@ def run_once(
         hook.close()
 
 
-def refused_outcome(entry: ShellEntry, why: str) -> Outcome:
-    """A firing refused before anything ran: no verdict, so a fail-closed gate blocks
-    (D-70) with ``hook <command> failed closed: not run: <why>``."""
+def refuse(
+    dialect: Dialect, entry: ShellEntry, payload: dict[str, Any], why: str
+) -> dict[str, Any] | Degraded | None:
+    """A firing refused before anything ran, delivered as its dialect delivers a run:
+    no verdict, so a fail-closed gate blocks (D-70) with ``hook <command> failed closed:
+    not run: <why>``, and any other hook lets the call through with a warning."""
     reading = Reading(entry, RunResult(error=f"refused: {why}"))
     reading.problem = reading.failure = f"not run: {why}"
-    return reading.outcome(None)
+    outcome = reading.outcome(None)
+    return delivered(dialect.deliver(entry, payload, outcome), outcome)
 
 
 def not_allowlisted(entry: ShellEntry) -> str:
@@ -208,8 +206,7 @@ class UnapprovedGate:
         entry = self.entry
         if not self.dialect.fires(entry, payload):
             return None
-        outcome = refused_outcome(entry, not_allowlisted(entry))
-        return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
+        return refuse(self.dialect, entry, payload, not_allowlisted(entry))
 
 
 @dataclass
