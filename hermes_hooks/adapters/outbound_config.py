@@ -211,8 +211,9 @@ def _hide_in_logs(url: Any) -> None:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
         return
-    if parts.hostname:
-        remember_secret(url[url.index(parts.netloc) + len(parts.netloc) :])
+    if parts.hostname:  # with a host, the url reads "<scheme>://<netloc><the rest>"
+        after_host = url.partition("//")[2][len(parts.netloc) :]
+        remember_secret(after_host)
 
 
 def _label(entry: Mapping[str, Any], index: int) -> str:

@@ -127,3 +127,20 @@ def test_log_lines_show_only_scheme_and_host_of_a_target_url(env: OutboundEnv, c
     # the http:// warning at load, and the failed delivery, both name the target
     masked = f"http://127.0.0.1:{port}[REDACTED]"
     assert sum(masked in line for line in lines) >= 2, logged
+
+
+def test_a_host_that_also_spells_part_of_the_scheme_masks_only_what_follows_it(
+    env: OutboundEnv,
+) -> None:
+    # The host "s" is also a letter of "https": the mask starts after the host, not there.
+    from hermes_hooks._log import redact
+
+    env.load(
+        """
+        hooks:
+          outbound:
+            - url: https://s/zz-short-host-secret
+              events: [on_session_end]
+        """
+    )
+    assert redact("failed: https://s/zz-short-host-secret") == "failed: https://s[REDACTED]"

@@ -328,20 +328,16 @@ def check(source: LoadedShell) -> list[Finding]:
             # On a hook that can block, a gate that does not run is a gate that is off
             # (or, when fail_closed, one that blocks every call it matches): an error.
             gate = entry.event in BLOCKING_EVENTS
-            effect = (
-                "as a fail_closed gate it blocks every call it matches"
-                if entry.fail_closed
-                else "this gate is off"
-                if gate
-                else ""
-            )
+            effect = ""
+            if entry.fail_closed:
+                effect = ", so as a fail_closed gate it blocks every call it matches"
+            elif gate:
+                effect = ", so this gate is off"
             findings.append(
                 Finding(
                     "error" if gate else "warn",
                     subject,
-                    "not allowlisted — it will NOT run"
-                    + (f", so {effect}" if effect else "")
-                    + "; review the script, then: "
+                    f"not allowlisted — it will NOT run{effect}; review the script, then: "
                     + approve_hint(entry.event, entry.command),
                 )
             )
