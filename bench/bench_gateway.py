@@ -10,9 +10,10 @@ Three figures:
   waits before the gateway moves on;
 * total loop work per event with 10 no-op handlers: the emit plus every lane's delivery
   (timeouts, timers, tasks), against the reference's inline emit, over repetitions;
-* the floor of that figure for any design with one queue per hook: the same events
-  appended to ten deques under a lock and awaited by one task per deque, with no copy,
-  no timeout, no timing and no error isolation, against the same inline emit.
+* the floor of that figure for any design with one queue per hook that honours D-01:
+  the same events, each hook's with its own copy of the (flat) context, appended to ten
+  deques under a lock and awaited by one task per deque, with no timeout, no timing
+  and no error isolation, against the same inline emit.
 
 Run: ``python3 -m bench gateway`` (about two seconds).
 """
@@ -97,8 +98,9 @@ async def _loop_work(hooks: Any, events: int) -> tuple[float, float]:
 
 
 async def _bare_queues(handlers: list[Any], events: int) -> float:
-    """Seconds per event of the barest per-hook queueing: append under a lock, one task
-    per queue pops and awaits (what every lane must do at the least)."""
+    """Seconds per event of the barest per-hook queueing: a copy of the context per
+    hook appended under a lock, one task per queue pops and awaits (what every lane
+    must do at the least)."""
     queues: list[deque[tuple[str, dict[str, Any]]]] = [deque() for _ in handlers]
     lock = threading.Lock()
 
@@ -113,7 +115,7 @@ async def _bare_queues(handlers: list[Any], events: int) -> float:
         for _ in range(events // 10):
             for queue in queues:
                 with lock:
-                    queue.append(("agent:start", CONTEXT))
+                    queue.append(("agent:start", CONTEXT.copy()))
         await asyncio.gather(*(drain(q, h) for q, h in zip(queues, handlers, strict=True)))
     return (time.perf_counter() - started) / events
 
@@ -177,8 +179,8 @@ def run() -> list[tuple[str, float | list[float]]]:
     )
     results.append(
         (
-            "floor: bare per-hook queues (append, pop, await; nothing else) / reference "
-            "inline emit, 10 no-op handlers",
+            "floor: bare per-hook queues (copy, append, pop, await; nothing else) / "
+            "reference inline emit, 10 no-op handlers",
             floors,
         )
     )

@@ -20,7 +20,7 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -31,7 +31,15 @@ from hermes_hooks._log import WarnOnce, get_logger
 from hermes_hooks._workers import BoundedRunner
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
-from hermes_hooks.gateway.lanes import LANE_CAPACITY, BatchTimer, Lane, Overran, await_bounded
+from hermes_hooks.gateway.lanes import (
+    LANE_CAPACITY,
+    BatchTimer,
+    Entry,
+    Lane,
+    Overran,
+    await_bounded,
+    offer_each,
+)
 from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
@@ -110,8 +118,8 @@ def _plain_copy(value: Any) -> Any:
 
 def _is_flat(context: Mapping[str, Any]) -> bool:
     """Whether every value of ``context`` is a scalar, so a plain dict copy is a deep one."""
-    scalars = _SCALARS
-    return type(context) is dict and all(type(v) in scalars for v in context.values())
+    # issuperset over map(): the whole check in C, no generator per event
+    return type(context) is dict and _SCALARS.issuperset(map(type, context.values()))
 
 
 def _copy_context(context: Mapping[str, Any], flat: bool = False) -> dict[str, Any]:
@@ -150,7 +158,7 @@ class GatewayEmitter:
         self._warnings = warnings or WarnOnce()
         self._lock = threading.Lock()
         self._hooks: tuple[GatewayHook, ...] = ()
-        self._cache: dict[str, tuple[GatewayHook, ...]] = {}
+        self._cache: dict[str, tuple[tuple[GatewayHook, ...], tuple[Lane, ...]]] = {}
         self._listeners: Listeners[CallRecord] = Listeners(log, "gateway call-record")
         self._closed = False
         #: Set by telemetry: opens a span for an emission of ``event`` to ``n``
@@ -167,7 +175,7 @@ class GatewayEmitter:
     def add(self, hook: GatewayHook) -> None:
         """Give ``hook`` a lane and start delivering to it."""
 
-        hook.lane = Lane(functools.partial(self._run, hook))
+        hook.lane = Lane(functools.partial(self._serve, hook))
         with self._lock:
             others = tuple(h for h in self._hooks if h.key != hook.key)
             self._hooks = tuple(sorted((*others, hook), key=lambda h: h.key))
@@ -188,6 +196,11 @@ class GatewayEmitter:
         Exact subscribers first, then ``<prefix>:*`` subscribers, each group in
         directory-name order; a hook subscribed both ways appears once, as exact.
         """
+        return self._route(event)[0]
+
+    def _route(self, event: str) -> tuple[tuple[GatewayHook, ...], tuple[Lane, ...]]:
+        """:meth:`subscribers` of ``event`` and their lanes, in the same order (cached
+        per event name until the hooks change)."""
         cached = self._cache.get(event)
         if cached is not None:
             return cached
@@ -195,13 +208,15 @@ class GatewayEmitter:
         exact = [h for h in hooks if event in h.exact]
         prefix = event_prefix(event)
         wild = [h for h in hooks if prefix in h.prefixes and h not in exact] if prefix else []
-        found = (*exact, *wild)
+        # Every added hook has its lane; the filter keeps both tuples aligned regardless.
+        found = tuple(h for h in (*exact, *wild) if h.lane is not None)
+        route = (found, tuple(h.lane for h in found if h.lane is not None))
         with self._lock:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
             if hooks is self._hooks:  # not changed while we looked
-                self._cache[event] = found
-        return found
+                self._cache[event] = route
+        return route
 
     # -- observers ---------------------------------------------------------------------
 
@@ -236,15 +251,21 @@ class GatewayEmitter:
                 type(context).__name__,
             )
             return
-        subscribers = self.subscribers(event)
-        carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
-        flat = _is_flat(context)
-        loop = asyncio.get_running_loop()
-        for hook in subscribers:
-            lane = hook.lane
-            if lane is None or lane.offer(event, _copy_context(context, flat), carry, loop):
-                continue
-            log.warning(
+        subscribers, lanes = self._route(event)
+        if not subscribers:
+            return
+        carry = self.trace(event, len(subscribers)) if self.trace else None
+        # A flat context's plain dict copy is a deep one (checked once per event).
+        copy = dict.copy if _is_flat(context) else _copy_context
+        full = offer_each(lanes, event, context, copy, carry, asyncio.get_running_loop())
+        for index in full:
+            hook = subscribers[index]
+            # Once per hook and event, as for outbound queues: a stuck hook under a busy
+            # gateway drops every event, and a log line each would flood the log and
+            # slow the loop; the call records still count every drop.
+            self._warnings.warn(
+                log,
+                ("queue-full", str(hook.path), event),
                 "[hooks] Queue full for %s (%d pending) — dropping %s",
                 hook.name,
                 LANE_CAPACITY,
@@ -292,80 +313,88 @@ class GatewayEmitter:
         carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
         with entered(carry):
             for hook in subscribers:
-                ok, result = await self._run(hook, event, _copy_context(base))
+                ok, result = await self._serve(hook, ((event, _copy_context(base), None),))
                 if ok and decision is None:
                     decision = read_decision(result, base["raw_command"], hook.name)
         return decision or CommandDecision()
 
     # -- one call ----------------------------------------------------------------------
 
-    async def _run(
+    async def _serve(
         self,
         hook: GatewayHook,
-        event: str,
-        context: dict[str, Any],
-        carry: Any = None,
+        entries: Iterable[Entry],
         timer: BatchTimer | None = None,
     ) -> tuple[bool, Any]:
-        """Run one handler call, isolated; returns (succeeded, result).
+        """Run ``hook``'s handler on each ``(event, context, carry)`` entry in order,
+        isolated; returns the last call's outcome, (succeeded, result).
 
-        A lane calls this with the ``carry`` of the emission (its trace context, run
-        inside) and its batch's ``timer``; a command calls it inline.  Written as one
-        coroutine (no helper per call): a lane runs it for every event and hook.
+        A lane serves each batch with this, its ``timer`` bounding every call; a command
+        serves its one entry inline.  The whole batch runs in this one coroutine (a
+        lane runs it for every event and hook, and a coroutine per call would cost
+        more than a no-op handler does); an entry's ``carry`` (the emission's trace
+        context) is entered around its call.
         """
-        if carry is not None:
-            with entered(carry):  # the handler runs inside the emission's trace
-                return await self._run(hook, event, context, None, timer)
-        started = time.perf_counter()
-        limit = self.timeout or None
-        try:
-            if not hook.is_async:
-                # a worker thread does not inherit the emission's trace context
-                handle = hook.handle if self.trace is None else carried(hook.handle)
-                result = await hook.runner.acall(handle, (event, context), {}, limit)
-            elif timer is not None:  # a lane's batch: one timer bounds every call
-                timer.arm(limit)  # inline, not timer.run(): no coroutine per call
-                try:
-                    result = await hook.handle(event, context)
-                except asyncio.CancelledError:
-                    timer.raise_if_expired(limit)
-                    raise
-                finally:
-                    timer.disarm()
-            else:
-                result = await await_bounded(hook.handle(event, context), limit)
-            if hook.is_async and limit and time.perf_counter() - started > limit:
-                # It blocked the loop instead of awaiting, so the bound could not cancel
-                # it: an answer that late must not count (a late deny would still block).
-                raise Overran(f"blocked the event loop past {limit:g} s")
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
-            fault = fault_of(exc)
-            detail = self._report(hook, event, fault)
-            self._listeners.emit(
-                CallRecord(
-                    hook.name,
-                    str(hook.path),
-                    event,
-                    fault.kind,
-                    detail,
-                    None,
-                    time.perf_counter() - started,
+        outcome: tuple[bool, Any] = (False, None)
+        listeners = self._listeners
+        for event, context, carry in entries:
+            if carry is not None:
+                with entered(carry):  # the handler runs inside the emission's trace
+                    outcome = await self._serve(hook, ((event, context, None),), timer)
+                continue
+            started = time.perf_counter()
+            limit = self.timeout or None
+            try:
+                if not hook.is_async:
+                    # a worker thread does not inherit the emission's trace context
+                    handle = hook.handle if self.trace is None else carried(hook.handle)
+                    result = await hook.runner.acall(handle, (event, context), {}, limit)
+                elif timer is not None:  # a lane's batch: one timer bounds every call
+                    timer.arm(limit)  # inline, not timer.run(): no coroutine per call
+                    try:
+                        result = await hook.handle(event, context)
+                    except asyncio.CancelledError:
+                        timer.raise_if_expired(limit)
+                        raise
+                    finally:
+                        timer.disarm()
+                else:
+                    result = await await_bounded(hook.handle(event, context), limit)
+                if hook.is_async and limit and time.perf_counter() - started > limit:
+                    # It blocked the loop instead of awaiting, so the bound could not
+                    # cancel it: an answer that late must not count (a late deny would
+                    # still block).
+                    raise Overran(f"blocked the event loop past {limit:g} s")
+            except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+                fault = fault_of(exc)
+                detail = self._report(hook, event, fault)
+                listeners.emit(
+                    CallRecord(
+                        hook.name,
+                        str(hook.path),
+                        event,
+                        fault.kind,
+                        detail,
+                        None,
+                        time.perf_counter() - started,
+                    )
                 )
-            )
-            return False, None
-        if self._listeners:
-            self._listeners.emit(
-                CallRecord(
-                    hook.name,
-                    str(hook.path),
-                    event,
-                    "ok",
-                    "",
-                    result,
-                    time.perf_counter() - started,
+                outcome = (False, None)
+                continue
+            if listeners:
+                listeners.emit(
+                    CallRecord(
+                        hook.name,
+                        str(hook.path),
+                        event,
+                        "ok",
+                        "",
+                        result,
+                        time.perf_counter() - started,
+                    )
                 )
-            )
-        return True, result
+            outcome = (True, result)
+        return outcome
 
     def _report(self, hook: GatewayHook, event: str, fault: Fault) -> str:
         """Log a failed handler call once (per hook and kind); return the record's detail."""

@@ -23,12 +23,12 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from hermes_hooks._workers import TimedOut
 
-__all__ = ["LANE_CAPACITY", "BatchTimer", "Lane", "Overran", "await_bounded"]
+__all__ = ["LANE_CAPACITY", "BatchTimer", "Entry", "Lane", "Overran", "await_bounded", "offer_each"]
 
 #: Pending events per hook before new ones are dropped (D-01).
 LANE_CAPACITY = 256
@@ -98,15 +98,17 @@ class BatchTimer:
     the batch ends.
     """
 
-    __slots__ = ("_deadline", "_expired", "_handle", "_loop", "_task")
+    __slots__ = ("_deadline", "_expired", "_handle", "_loop", "_task", "_time", "_when")
 
     def __init__(self) -> None:
         task = asyncio.current_task()
         assert task is not None, "a BatchTimer belongs to a running task"
         self._task = task
         self._loop = task.get_loop()
+        self._time = self._loop.time  # bound once: arm() reads the clock per call
         self._deadline: float | None = None  # the running call's, in loop time
         self._handle: asyncio.TimerHandle | None = None
+        self._when = 0.0  # when _handle fires (its when(), without the method call)
         self._expired = False
 
     async def run(self, awaitable: Awaitable[Any], limit: float | None) -> Any:
@@ -125,12 +127,12 @@ class BatchTimer:
         """The call awaited next must end within ``limit`` seconds (None: no limit)."""
         if limit is None:
             return
-        deadline = self._deadline = self._loop.time() + limit
+        deadline = self._deadline = self._time() + limit
         handle = self._handle
-        if handle is None or handle.when() > deadline:  # a shorter limit than before
+        if handle is None or self._when > deadline:  # a shorter limit than before
             if handle is not None:
                 handle.cancel()
-            self._handle = self._loop.call_at(deadline, self._check)
+            self._set(deadline)
 
     def raise_if_expired(self, limit: float | None) -> None:
         """In ``except CancelledError`` around the armed call: when the cancellation
@@ -157,11 +159,15 @@ class BatchTimer:
         deadline = self._deadline
         if deadline is None:
             return  # between calls: the next call arms the timer again
-        if self._loop.time() >= deadline:
+        if self._time() >= deadline:
             self._expired = True
             self._task.cancel()
         else:
-            self._handle = self._loop.call_at(deadline, self._check)
+            self._set(deadline)
+
+    def _set(self, deadline: float) -> None:
+        self._handle = self._loop.call_at(deadline, self._check)
+        self._when = deadline
 
     def close(self) -> None:
         """The batch is over: drop the timer."""
@@ -170,26 +176,33 @@ class BatchTimer:
             self._handle = None
 
 
+#: One pending delivery: the event, the hook's private context, and the ``carry`` it was
+#: offered with (the trace context it belongs to, or None).
+Entry = tuple[str, dict[str, Any], Any]
+
+
 class Lane:
     """One hook's FIFO of pending ``(event, context, carry)`` entries and its
     delivering task.
 
-    ``deliver`` is awaited once per event, in order, with the ``carry`` the event was
-    offered with (the trace context it belongs to, or None) and the batch's
-    :class:`BatchTimer`; it must not raise (the emitter isolates handler failures
+    The task awaits ``serve`` once per batch with an iterator over the lane's entries,
+    in order, and the batch's :class:`BatchTimer`.  The iterator ends when the lane is
+    empty (the task then ends) or when :meth:`close` took the lane away.  ``serve``
+    runs every entry in that one coroutine, so a batch of quick deliveries costs no
+    coroutine per event; it must not raise (the emitter isolates handler failures
     before they get here).
     """
 
-    __slots__ = ("_changed", "_deliver", "_lock", "_pending", "_task", "_task_loop", "capacity")
+    __slots__ = ("_changed", "_lock", "_pending", "_serve", "_task", "_task_loop", "capacity")
 
     def __init__(
         self,
-        deliver: Callable[[str, dict[str, Any], Any, BatchTimer], Awaitable[object]],
+        serve: Callable[[Iterator[Entry], BatchTimer], Awaitable[object]],
         capacity: int = LANE_CAPACITY,
     ) -> None:
-        self._deliver = deliver
+        self._serve = serve
         self.capacity = capacity
-        self._pending: deque[tuple[str, dict[str, Any], Any]] = deque()
+        self._pending: deque[Entry] = deque()
         # One lock guards the queue and the task slot; emits may come from any loop.
         self._lock = threading.Lock()  # taken directly on the per-event paths
         self._changed = threading.Condition(self._lock)
@@ -205,24 +218,20 @@ class Lane:
     ) -> bool:
         """Queue one event; start the lane's task on the running loop if it has none.
 
-        ``loop``: the running loop, when the caller has it at hand (an emit offers to
-        every lane and asks once).  Returns False, queueing nothing, when ``capacity``
-        events are already pending.
+        ``loop``: the running loop, if the caller has it at hand.  Returns False,
+        queueing nothing, when ``capacity`` events are already pending.
         """
-        if loop is None:
-            loop = _running_loop()
-        with self._lock:
-            if len(self._pending) >= self.capacity:
-                return False
-            self._pending.append((event, context, carry))
-            task = self._task
-            if task is not None and self._task_loop is loop and not task.done():
-                return True  # its task runs on this loop: it will get to the event
-            if not _alive(task):
-                self._task = loop.create_task(self._work())
-                self._task_loop = loop
-                self._task.add_done_callback(self._finished)
-            return True
+        return not offer_each((self,), event, context, None, carry, loop or _running_loop())
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        # Under the lock, with an event just queued: make sure a task will deliver it.
+        task = self._task
+        if task is not None and self._task_loop is loop and not task.done():
+            return  # its task runs on this loop: it will get to the event
+        if not _alive(task):
+            self._task = task = loop.create_task(self._work())
+            self._task_loop = loop
+            task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # Wake close() also when the task died by cancellation (e.g. loop shutdown).
@@ -235,28 +244,31 @@ class Lane:
             task.exception()
 
     async def _work(self) -> None:
-        me = asyncio.current_task()
         timer = BatchTimer()
-        pending, deliver = self._pending, self._deliver
         try:
-            while True:
-                # A deque's popleft is atomic, so taking an event needs no lock; only
-                # deciding that the lane is empty does, since offer() reads the task
-                # slot under the lock to know whether a task will get to its event.
-                if self._task is not me:
-                    return  # close() took the lane away (and cleared it)
-                try:
-                    event, context, carry = pending.popleft()
-                except IndexError:
-                    with self._lock:
-                        if pending and self._task is me:
-                            continue
-                        if self._task is me:
-                            self._task = None
-                        return
-                await deliver(event, context, carry, timer)
+            await self._serve(self._entries(asyncio.current_task()), timer)
         finally:
             timer.close()
+
+    def _entries(self, me: asyncio.Task[None] | None) -> Iterator[Entry]:
+        """The lane's entries, taken one at a time by its task ``me``, until it is empty."""
+        pending = self._pending
+        while True:
+            # A deque's popleft is atomic, so taking an event needs no lock; only
+            # deciding that the lane is empty does, since offer() reads the task slot
+            # under the lock to know whether a task will get to its event.
+            if self._task is not me:
+                return  # close() took the lane away (and cleared it)
+            try:
+                entry = pending.popleft()
+            except IndexError:
+                with self._lock:
+                    if pending and self._task is me:
+                        continue
+                    if self._task is me:
+                        self._task = None
+                    return
+            yield entry
 
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""
@@ -285,6 +297,36 @@ class Lane:
                 with contextlib.suppress(RuntimeError):  # closed in between
                     loop.call_soon_threadsafe(task.cancel)
         return dropped
+
+
+def offer_each(
+    lanes: Sequence[Lane],
+    event: str,
+    context: Any,
+    copy: Callable[[Any], dict[str, Any]] | None,
+    carry: Any,
+    loop: asyncio.AbstractEventLoop,
+) -> list[int]:
+    """Queue ``event`` on every lane, each with its own ``copy(context)`` (``copy``
+    None: ``context`` itself), starting a lane's task on ``loop`` where it has none.
+
+    Returns the positions in ``lanes`` of those already holding ``capacity`` events,
+    which queue nothing.  One function for a whole emission, written out with locals:
+    an emit runs it for every event, and a method call and a copy call per lane were
+    most of what an emit cost.
+    """
+    full: list[int] = []
+    for index, lane in enumerate(lanes):
+        with lane._lock:
+            pending = lane._pending
+            if len(pending) >= lane.capacity:
+                full.append(index)
+                continue
+            pending.append((event, context if copy is None else copy(context), carry))
+            task = lane._task
+            if task is None or task.done() or lane._task_loop is not loop:
+                lane._start(loop)
+    return full
 
 
 _running_loop = asyncio.get_running_loop

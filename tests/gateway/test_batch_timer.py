@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from hermes_hooks._workers import TimedOut
-from hermes_hooks.gateway.lanes import BatchTimer, Lane
+from hermes_hooks.gateway.lanes import BatchTimer, Entry, Lane
 
 
 def test_each_call_is_bounded_and_the_batch_goes_on() -> None:
@@ -66,14 +67,16 @@ def test_a_lane_bounds_every_event_of_a_batch_with_one_timer(
     monkeypatch.setattr(asyncio.BaseEventLoop, "call_at", counting_call_at)
     delivered: list[str] = []
 
-    async def deliver(event: str, context: dict[str, Any], carry: Any, timer: BatchTimer) -> None:
-        async def handle() -> None:
-            delivered.append(event)
+    async def serve(entries: Iterator[Entry], timer: BatchTimer) -> None:
+        for event, _context, _carry in entries:
 
-        await timer.run(handle(), 30)
+            async def handle(event: str = event) -> None:
+                delivered.append(event)
+
+            await timer.run(handle(), 30)
 
     async def main() -> None:
-        lane = Lane(deliver)
+        lane = Lane(serve)
         for n in range(50):
             assert lane.offer(f"e{n}", {})
         task = lane.task()
