@@ -71,6 +71,7 @@ class _Plan:
         "contract",
         "declared",
         "fail_closed",
+        "marker",
         "maybe_containers",
         "one_per_call",
         "queued",
@@ -99,6 +100,8 @@ class _Plan:
             if not {part.strip() for part in f.type.split("|")} <= _SCALAR_TYPES
         )
         self.declared = contract.field_names | {TELEMETRY_FIELD}
+        #: Whether callbacks get the envelope marker (D-17).
+        self.marker = contract.marker
 
 
 def _nests(items: Any) -> bool:
@@ -115,7 +118,7 @@ def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
     a dict or list to whether it nests others: a flat one is isolated by a shallow
     copy, a nested one is cloned.  Only fields whose type admits a container, and keys
     the catalogue does not declare, are looked at."""
-    if plan.contract.marker and TELEMETRY_FIELD not in payload:
+    if plan.marker and TELEMETRY_FIELD not in payload:
         payload[TELEMETRY_FIELD] = TELEMETRY_VERSION
     copies: dict[str, bool] = {}
     for key in plan.maybe_containers:
@@ -125,8 +128,9 @@ def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
             copies[key] = _nests(value.values()) if value else False
         elif kind is list:
             copies[key] = _nests(value) if value else False
-    if len(payload) > len(plan.declared) or not payload.keys() <= plan.declared:
-        for key in payload.keys() - plan.declared:  # fields a host added (PL-04)
+    declared = plan.declared
+    if len(payload) > len(declared) or not payload.keys() <= declared:
+        for key in payload.keys() - declared:  # fields a host added (PL-04)
             value = payload[key]
             kind = type(value)
             if kind is dict:

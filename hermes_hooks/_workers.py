@@ -296,13 +296,16 @@ class BoundedRunner:
         if not tool_call_id and not self._abandoned and not self._suppressed_until:
             return  # never timed out, nothing to mark: nothing to refuse (the usual case)
         with self._lock:
-            if time.monotonic() < self._suppressed_until:
+            # Each check only when its state is set: a guard with a tool_call_id and no
+            # past timeout comes here on every firing.
+            if self._suppressed_until and time.monotonic() < self._suppressed_until:
                 raise Suppressed("suppressed after a recent timeout")
             if tool_call_id and tool_call_id in self._in_flight:
                 raise Suppressed(f"tool call {tool_call_id} is still running")
-            self._abandoned = [w for w in self._abandoned if w.is_alive()]
-            if len(self._abandoned) >= ABANDONED_CAP:
-                raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
+            if self._abandoned:
+                self._abandoned = [w for w in self._abandoned if w.is_alive()]
+                if len(self._abandoned) >= ABANDONED_CAP:
+                    raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
             if tool_call_id:
                 self._in_flight.add(tool_call_id)
 
