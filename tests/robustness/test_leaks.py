@@ -353,7 +353,10 @@ def test_events_to_a_stuck_gateway_hook_stay_within_its_lane(
     hooks.close(0.5)
     figures.update(events=events, before=before.line(), after=after.line(), logs=logged)
     assert pending <= LANE_CAPACITY  # D-01: 256 pending at most
-    assert logged["WARNING"] >= events - LANE_CAPACITY  # each drop is warned (D-01)
+    # The first drop is a WARNING, every later one a DEBUG line: a flood of drops must
+    # not flood the log.  Every one of the `events` is dropped (the lane stays full).
+    assert logged["WARNING"] == 1
+    assert logged["WARNING"] + logged["DEBUG"] >= events
     # not equal: an idle worker left by an earlier test may end meanwhile; none may start
     assert after.threads <= before.threads
     assert after.traced_kib - before.traced_kib < 128
