@@ -19,8 +19,9 @@ from __future__ import annotations
 import difflib
 import inspect
 import itertools
+import logging
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pluggy
@@ -43,7 +44,15 @@ from hermes_hooks.hookspecs import (
     VALID_HOOKS,
 )
 
-__all__ = ["HookManager", "contract_of", "order_group", "suggest_hook", "unknown_hook"]
+__all__ = [
+    "HookManager",
+    "contract_of",
+    "order_group",
+    "resembles_gate",
+    "suggest_hook",
+    "unknown_hook",
+    "unknown_registration",
+]
 
 log = get_logger("hermes_hooks.manager")
 
@@ -57,6 +66,31 @@ def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
     return f"(valid: {', '.join(names)})"
 
 
+def resembles_gate(name: str, aliases: Mapping[str, str] | None = None) -> bool:
+    """Whether ``name``, no hook of the catalogue, most resembles a hook that can block
+    (``pre_tool_cal``, ``preToolCall``): what was registered under it is then a guard
+    that never runs, which must be an ERROR, not a did-you-mean warning.
+
+    ``aliases``: other spellings of hooks (Claude Code's event names) → our hook name.
+    Case is ignored, and the closest name decides (``post_tool_cal`` resembles
+    ``post_tool_call``, an observer, more than ``pre_tool_call``).
+    """
+    blocks = {hook.lower(): contract.fail_closed for hook, contract in CATALOGUE.items()}
+    for alias, hook in (aliases or {}).items():
+        blocks[alias.lower()] = CATALOGUE[hook].fail_closed
+    close = difflib.get_close_matches(name.lower(), list(blocks), n=1, cutoff=0.6)
+    return bool(close) and blocks[close[0]]
+
+
+def unknown_registration(owner: str, hook: str) -> tuple[bool, str]:
+    """The message for ``owner`` implementing ``hook``, outside the catalogue, and
+    whether it resembles a hook that can block (then an ERROR, not a warning)."""
+    message = (
+        f"Plugin '{owner}' tried to register unknown hook '{hook}' — {suggest_hook(hook)} Ignored."
+    )
+    return resembles_gate(hook), message
+
+
 def unknown_hook(name: str) -> UnknownHookError:
     """The one error for a hook name outside the catalogue, with its did-you-mean."""
     return UnknownHookError(f"unknown hook '{name}' — {suggest_hook(name)}")
@@ -68,12 +102,6 @@ def contract_of(name: str) -> Contract:
     if contract is None:
         raise unknown_hook(name)
     return contract
-
-
-def _unknown_registration(owner: str, hook: str) -> str:
-    return (
-        f"Plugin '{owner}' tried to register unknown hook '{hook}' — {suggest_hook(hook)} Ignored."
-    )
 
 
 def order_group(
@@ -168,7 +196,7 @@ class HookManager(pluggy.PluginManager):
         """
         about = {"plugin": owner, "hook": hook, "signature": signature_text(function)}
         if hook not in VALID_HOOKS:
-            raise PluginLoadError(_unknown_registration(owner, hook), **about)
+            raise PluginLoadError(unknown_registration(owner, hook)[1], **about)
         fields = CATALOGUE[hook].field_names | {TELEMETRY_FIELD}
         problem = signature_problem(function, fields)
         if problem:
@@ -226,7 +254,8 @@ class HookManager(pluggy.PluginManager):
             if plugin_name and callers and not isinstance(plugin, _CallbackPlugin):
                 for caller in callers:
                     if caller.name not in VALID_HOOKS:
-                        log.warning("%s", _unknown_registration(plugin_name, caller.name))
+                        gate, message = unknown_registration(plugin_name, caller.name)
+                        log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
                 self._note_python_owner(plugin_name)
             self._cache.clear()
             return plugin_name

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import _hermes_names
 from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._log import get_logger
-from hermes_hooks._manager import order_group, suggest_hook
+from hermes_hooks._manager import order_group, resembles_gate, suggest_hook
 from hermes_hooks._registry_entries import (
     AuxiliaryTask,
     CliCommand,
@@ -216,8 +216,12 @@ class PluginContext:
                 f"Plugin '{self.manifest.name}' registered unknown hook '{hook_name}' — "
                 f"{suggest_hook(hook_name)} Kept inert: it never fires."
             )
-            log.warning("%s", message)
-            self._record.warnings.append(message)
+            if resembles_gate(hook_name):  # a guard under a misspelt name never guards
+                log.error("%s", message)
+                self._record.problems.append(message)
+            else:
+                log.warning("%s", message)
+                self._record.warnings.append(message)
             self._context.registry.add(InertHook(key, hook_name, callback))
             return
         manager = self._context.manager

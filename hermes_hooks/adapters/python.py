@@ -296,10 +296,18 @@ class PythonSource:
         def load_entry_point(record: PluginRecord) -> None:
             target = ep.load()
             if group == HOOKIMPL_GROUP:
+                from hermes_hooks._manager import unknown_registration
+                from hermes_hooks.hookspecs import VALID_HOOKS
+
                 self._context.manager.register(target, name=record.key)
                 record.hooks = sorted(
                     c.name for c in self._context.manager.get_hookcallers(target) or ()
                 )
+                for hook in record.hooks:  # the manager logged each unknown one
+                    if hook not in VALID_HOOKS:
+                        gate, message = unknown_registration(record.key, hook)
+                        # A guard under a misspelt name never guards: a doctor error.
+                        (record.problems if gate else record.warnings).append(message)
                 return
             # hermes-agent calls the loaded object's ``register``; naming the function
             # itself (``module:register``) is our extension.

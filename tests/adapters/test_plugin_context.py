@@ -141,6 +141,26 @@ def test_an_unknown_hook_name_is_kept_inert_and_is_a_doctor_warning(
     write_plugin(
         home / "plugins",
         "typo",
+        "def register(ctx):\n    ctx.register_hook('post_tool_cal', lambda **kw: None)\n",
+    )
+    hooks = load(home)
+    inert = [(h.plugin, h.hook) for h in hooks.registry.inert_hooks]
+    hooks.close()
+    assert inert == [("typo", "post_tool_cal")]
+    code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "doctor")
+    assert code == 0
+    assert (
+        "⚠ plugin typo: Plugin 'typo' registered unknown hook 'post_tool_cal' — did you mean "
+        "'post_tool_call'? Kept inert: it never fires."
+    ) in out.splitlines()
+
+
+def test_a_guard_registered_under_a_misspelt_gate_name_is_a_doctor_error(
+    home: Path, capsys: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_plugin(
+        home / "plugins",
+        "typo",
         "def register(ctx):\n"
         "    ctx.register_hook('pre_tool_cal', lambda **kw: {'action': 'block', 'message': 'x'})\n",
     )
@@ -148,14 +168,19 @@ def test_an_unknown_hook_name_is_kept_inert_and_is_a_doctor_warning(
     decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, **TOOL_CALL)
     inert = [(h.plugin, h.hook) for h in hooks.registry.inert_hooks]
     hooks.close()
+    # The guard never runs: the call is allowed, and that must not pass quietly.
     assert decision.action == "allow"
     assert inert == [("typo", "pre_tool_cal")]
-    code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "doctor")
-    assert code == 0
-    assert (
-        "⚠ plugin typo: Plugin 'typo' registered unknown hook 'pre_tool_cal' — did you mean "
+    message = (
+        "Plugin 'typo' registered unknown hook 'pre_tool_cal' — did you mean "
         "'pre_tool_call'? Kept inert: it never fires."
-    ) in out.splitlines()
+    )
+    assert [(r.levelname, r.getMessage()) for r in caplog.records if r.name.endswith("plugins")][
+        :1
+    ] == [("ERROR", message)]
+    code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "doctor")
+    assert code == 1
+    assert f"✗ plugin typo: {message}" in out.splitlines()
 
 
 def test_a_directory_plugin_is_keyed_by_its_manifest_name(home: Path) -> None:

@@ -410,3 +410,54 @@ def test_a_firing_during_a_reload_still_meets_the_old_gate(
     seen.append(hooks.pre_tool_call(**tool_payload()).message)
     hooks.close()
     assert seen == ["gate v1", "gate v1", "gate v2"]
+
+
+def _installed_pluggy_plugin(root: Path, name: str, body: str) -> None:
+    """A real distribution on ``sys.path`` (its dist-info and module), whose
+    ``hermes_hooks`` entry point is the pluggy-style module ``body``."""
+    module = name.replace("-", "_")
+    info = root / f"{module}-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(f"[hermes_hooks]\n{name} = {module}\n", encoding="utf-8")
+    (root / f"{module}.py").write_text(body, encoding="utf-8")
+
+
+def test_a_pluggy_hookimpl_under_a_misspelt_gate_name_is_a_doctor_error(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
+) -> None:
+    _installed_pluggy_plugin(
+        tmp_path / "site",
+        "typo-guard",
+        "import hermes_hooks\n\n"
+        "@hermes_hooks.hookimpl\n"
+        "def pre_tool_cal(tool_name, args, **kwargs):\n"
+        "    return {'action': 'block', 'message': 'never'}\n\n"
+        "@hermes_hooks.hookimpl\n"
+        "def post_tool_cal(tool_name, **kwargs):\n"
+        "    return None\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "typo_guard", raising=False)
+    hooks = hermes_hooks.load(home)
+    try:
+        (record,) = [r for r in hooks.sources["python"].records() if r.key == "typo-guard"]
+        decision = hooks.pre_tool_call(**tool_payload())
+    finally:
+        hooks.close()
+    assert decision.action == "allow"  # the guard never ran: that must not pass quietly
+    gate = (
+        "Plugin 'typo-guard' tried to register unknown hook 'pre_tool_cal' — did you mean "
+        "'pre_tool_call'? Ignored."
+    )
+    observer = (
+        "Plugin 'typo-guard' tried to register unknown hook 'post_tool_cal' — did you mean "
+        "'post_tool_call'? Ignored."
+    )
+    assert record.state == "loaded"
+    assert record.problems == [gate]  # doctor: an error
+    assert record.warnings == [observer]  # doctor: a warning
+    logged = [(r.levelno, r.getMessage()) for r in caplog.records if "typo-guard" in r.getMessage()]
+    assert sorted(logged) == sorted([(logging.ERROR, gate), (logging.WARNING, observer)])

@@ -84,10 +84,14 @@ def test_bad_dialects_and_unmapped_events_warn_and_skip(caplog: pytest.LogCaptur
         ),
     ]
     assert parsed.problems[3].message.startswith("unknown hook event 'PreToolUze' in hooks: config")
-    # the pre_tool_call entry lost to a bad dialect is a gate dropped: an ERROR
-    assert [p.weakens_gate for p in parsed.problems] == [True, False, False, False]
-    assert len(warnings_of(caplog)) == 3
-    assert [r.levelname for r in caplog.records if r.levelno >= logging.ERROR] == ["ERROR"]
+    # The pre_tool_call entry lost to a bad dialect is a gate dropped, and so is the entry
+    # under PreToolUze (a misspelt PreToolUse): both ERRORs.
+    assert [p.weakens_gate for p in parsed.problems] == [True, False, False, True]
+    assert len(warnings_of(caplog)) == 2
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.ERROR] == [
+        "ERROR",
+        "ERROR",
+    ]
 
 
 def test_problems_of_an_entry_under_a_claude_name_name_that_key() -> None:

@@ -63,6 +63,11 @@ def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
 
 
+def errors_of(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The ERROR messages logged so far."""
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+
+
 def problems_of(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
     """``(level name, message)`` of every WARNING or worse logged so far, in order."""
     return [(r.levelname, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]

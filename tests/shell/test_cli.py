@@ -305,7 +305,7 @@ def test_list_shows_settings_consent_and_problems(home: Path, cli: Run) -> None:
     ]
     assert section[7:9] == [
         "  Config problems (1):",
-        "    ⚠ hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' in hooks: config — "
+        "    ✗ hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' in hooks: config — "
         "did you mean 'pre_tool_call'?",
     ]
     assert section[9] == f"  Allowlist: {home / ALLOWLIST_NAME} (1 approval(s))"

@@ -15,7 +15,14 @@ from hermes_hooks.adapters.shell.config import (
 )
 from hermes_hooks.cli import main
 from hermes_hooks.hookspecs import VALID_HOOKS
-from tests.shell.helpers import approve, sh, warnings_of, write_config, write_script
+from tests.shell.helpers import (
+    approve,
+    errors_of,
+    sh,
+    warnings_of,
+    write_config,
+    write_script,
+)
 
 
 def parse(block: object, **top: object):  # type: ignore[no-untyped-def]
@@ -53,11 +60,31 @@ def test_a_valid_entry_keeps_every_setting() -> None:
 def test_unknown_event_with_a_close_match_warns_did_you_mean(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    parsed = parse({"pre_tool_cal": [{"command": "x"}], "post_tool_call": [{"command": "y"}]})
+    parsed = parse({"post_tool_cal": [{"command": "x"}], "pre_llm_call": [{"command": "y"}]})
     assert warnings_of(caplog) == [
-        "unknown hook event 'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?"
+        "unknown hook event 'post_tool_cal' in hooks: config — did you mean 'post_tool_call'?"
     ]
+    assert [e.event for e in parsed.entries] == ["pre_llm_call"]
+    assert [p.weakens_gate for p in parsed.problems] == [False]
+
+
+@pytest.mark.parametrize(
+    ("key", "tail"),
+    [
+        ("pre_tool_cal", " — did you mean 'pre_tool_call'?"),
+        ("pretooluse", " — did you mean 'pre_tool_call'?"),  # Claude Code's name, lower-cased
+    ],
+)
+def test_an_unknown_event_that_resembles_a_gate_is_an_error(
+    caplog: pytest.LogCaptureFixture, key: str, tail: str
+) -> None:
+    # Its entries are skipped, so the guard the user wrote never runs: not a warning.
+    parsed = parse({key: [{"command": "/gate.sh"}], "post_tool_call": [{"command": "y"}]})
+    message = f"unknown hook event '{key}' in hooks: config{tail}"
+    assert errors_of(caplog) == [message]
+    assert warnings_of(caplog) == []
     assert [e.event for e in parsed.entries] == ["post_tool_call"]
+    assert [(p.where, p.weakens_gate) for p in parsed.problems] == [(f"hooks.{key}", True)]
 
 
 def test_unknown_event_without_a_close_match_lists_the_valid_events(
@@ -137,15 +164,31 @@ def test_an_event_that_is_not_a_list_is_skipped_with_the_fix(
     ]
 
 
-def test_a_hooks_block_that_is_not_a_mapping_loads_nothing(
+NOT_A_MAPPING = (
+    "/h/config.yaml: 'hooks' must be a mapping of event names to lists of entries, got "
+    "list; no shell hook loaded. Fix: write each event as a key ('pre_tool_call:') with its "
+    "entries as a list under it"
+)
+
+
+def test_a_hooks_block_that_is_not_a_mapping_loads_nothing_and_is_an_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    parsed = parse(["pre_tool_call"])
+    # A list of single-key mappings is an easy slip; every gate in it would be lost.
+    parsed = parse([{"pre_tool_call": [{"command": "/gate.sh"}]}])
     assert parsed.entries == []
-    assert warnings_of(caplog) == [
-        "/h/config.yaml: 'hooks' must be a mapping of event names to lists of entries, "
-        "got list; no shell hook loaded"
-    ]
+    assert errors_of(caplog) == [NOT_A_MAPPING]
+    assert [(p.where, p.weakens_gate) for p in parsed.problems] == [("hooks", True)]
+
+
+def test_an_empty_hooks_list_loses_nothing_and_only_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    parsed = parse([])
+    assert parsed.entries == []
+    assert warnings_of(caplog) == [NOT_A_MAPPING]
+    assert errors_of(caplog) == []
+    assert [p.weakens_gate for p in parsed.problems] == [False]
 
 
 # -- matcher (D-66) --------------------------------------------------------------------

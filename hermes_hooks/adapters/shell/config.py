@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._log import get_logger
-from hermes_hooks._manager import suggest_hook
+from hermes_hooks._manager import resembles_gate, suggest_hook
 from hermes_hooks.adapters.shell.dialects import dialect_named
 from hermes_hooks.adapters.shell.entry import (
     DEFAULT_TIMEOUT,
@@ -91,6 +91,15 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 #: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
 BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
 _FALSY = frozenset({"0", "false", "no", "off"})
+
+
+def _meant_a_gate(key: str) -> bool:
+    """Whether the unknown event key ``key`` most resembles a hook that can block, in
+    our spelling or Claude Code's (``pre_tool_cal``, ``PreToolUze``, ``pretooluse``):
+    its entries, skipped, are then a gate that never runs."""
+    from hermes_hooks.adapters.shell.dialects.claude_tables import EVENTS
+
+    return resembles_gate(key, {row.name: row.event for row in EVENTS})
 
 
 # -- commands ------------------------------------------------------------------------
@@ -203,6 +212,8 @@ class ConfigProblem:
     def where(self) -> str:
         """``hooks.<event>`` or ``hooks.<event>[<index>]`` (a top-level key such as
         ``hooks_claude_tools`` as it is)."""
+        if not self.event:  # the block as a whole
+            return "hooks"
         if self.event.startswith("hooks_"):
             return self.event
         return f"hooks.{self.event}" if self.index is None else f"hooks.{self.event}[{self.index}]"
@@ -264,10 +275,12 @@ class _Reader:
         level = logging.ERROR if gate and self.level == logging.WARNING else self.level
         log.log(level, "%s: %s: %s", self.source, problem.where, message)
 
-    def warn_exact(self, event: str, message: str) -> None:
-        # D-65's texts are byte-exact, so nothing is prefixed to them.
-        self.result.problems.append(ConfigProblem(event, None, message))
-        log.log(self.level, "%s", message)
+    def warn_exact(self, event: str, message: str, *, gate: bool = False) -> None:
+        # D-65's texts are byte-exact, so nothing is prefixed to them; ``gate``: what is
+        # skipped was most likely meant as a gate, so it is an ERROR (see warn()).
+        self.result.problems.append(ConfigProblem(event, None, message, weakens_gate=gate))
+        level = logging.ERROR if gate and self.level == logging.WARNING else self.level
+        log.log(level, "%s", message)
 
     # -- the block ---------------------------------------------------------------------
 
@@ -275,14 +288,20 @@ class _Reader:
         if block is None:
             return self.result
         if not isinstance(block, Mapping):
+            # Whatever a non-empty block held is lost, gates included (there is no
+            # telling which): an ERROR.  An empty one loses nothing.
+            lost = bool(block)
             problem = ConfigProblem(
                 "",
                 None,
                 f"'hooks' must be a mapping of event names to lists of entries, got "
-                f"{type(block).__name__}; no shell hook loaded",
+                f"{type(block).__name__}; no shell hook loaded. Fix: write each event as a "
+                "key ('pre_tool_call:') with its entries as a list under it",
+                weakens_gate=lost,
             )
             self.result.problems.append(problem)
-            log.log(self.level, "%s: %s", self.source, problem.message)
+            level = logging.ERROR if lost and self.level == logging.WARNING else self.level
+            log.log(level, "%s: %s", self.source, problem.message)
             return self.result
         for raw_event, entries in block.items():
             event = str(raw_event)
@@ -301,7 +320,9 @@ class _Reader:
                 tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
                 joiner = " — " if tail.startswith("did you mean") else " "
                 self.warn_exact(
-                    event, f"unknown hook event '{event}' in hooks: config{joiner}{tail}"
+                    event,
+                    f"unknown hook event '{event}' in hooks: config{joiner}{tail}",
+                    gate=_meant_a_gate(event),
                 )
                 continue
             if contract.shell is ShellUse.REFUSED:
