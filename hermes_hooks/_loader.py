@@ -19,7 +19,7 @@ from hermes_hooks._context import LoadContext
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
-from hermes_hooks.config import read_config, resolve_home, safe_mode
+from hermes_hooks.config import SAFE_MODE_PROBLEM, read_config, resolve_home, safe_mode
 from hermes_hooks.hooks import Hooks
 
 __all__ = ["attach_sources", "load", "reload"]
@@ -92,7 +92,8 @@ def attach_sources(hooks: Hooks) -> None:
     """Run every adapter of the context's surface (unless in safe mode) into ``hooks``."""
     context = hooks.context
     if safe_mode():
-        log.info("HERMES_SAFE_MODE set — no plugin, shell hook, webhook or gateway hook loaded")
+        # A WARNING, not INFO: a troubleshooting switch left on runs the agent unguarded.
+        log.warning("%s", SAFE_MODE_PROBLEM)
         if context.surface == "gateway":  # the gateway names its own line for this
             from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE
 

@@ -147,10 +147,19 @@ def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:
     return config.data
 
 
+#: Logged at every load in safe mode, and doctor's finding then: every guard is off.
+SAFE_MODE_PROBLEM = (
+    "HERMES_SAFE_MODE is set: no plugin, shell hook, outbound webhook or gateway hook is "
+    "loaded, so no guard runs. Fix: unset HERMES_SAFE_MODE once troubleshooting is done"
+)
+
+
 def check_config(hooks: Any) -> list[Finding]:
     """``doctor``: what is wrong with the ``config.yaml`` of ``hooks.home`` (nothing
-    when the file is missing or clean)."""
-    return inspect_config(hooks.home).findings
+    when the file is missing or clean), after safe mode if it is on: it switches off
+    every guard of the home, which doctor must not call healthy."""
+    safe = [Finding("error", "safe mode", SAFE_MODE_PROBLEM)] if safe_mode() else []
+    return [*safe, *inspect_config(hooks.home).findings]
 
 
 def parse_callback_timeout(value: Any, source: str = "config.yaml") -> float:

@@ -22,6 +22,7 @@ still loads.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -41,7 +42,7 @@ from hermes_hooks.errors import PluginLoadError
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.plugin_context import PluginContext, PluginManifest
-    from hermes_hooks.report import Finding, Section
+    from hermes_hooks.report import Finding, Level, Section
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
@@ -98,6 +99,9 @@ class PythonSource:
         self._context = context
         self.plugins: list[PluginRecord] = []
         self._modules: list[str] = []
+        #: ``plugins.enabled`` / ``plugins.disabled`` names that match no plugin found,
+        #: as (level, message): see :meth:`_unmatched_names`.
+        self.selection: list[tuple[Level, str]] = []
 
     def records(self) -> list[PluginRecord]:
         """Every plugin found, loaded or not, in plugin order then the rest by key."""
@@ -129,7 +133,7 @@ class PythonSource:
         """Load failures, refused callbacks and loose permissions, for ``doctor``."""
         from hermes_hooks.adapters.python_report import check_python_plugins
 
-        return check_python_plugins(self._context.home, self.records())
+        return check_python_plugins(self._context.home, self.records(), self.selection)
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -168,6 +172,43 @@ class PythonSource:
                 record.error = reason
                 continue
             self._load_one(record, loader)
+        self.selection = self._unmatched_names(entry_points)
+        for level, message in self.selection:
+            log.log(logging.ERROR if level == "error" else logging.WARNING, "%s", message)
+
+    def _unmatched_names(self, scanned_entry_points: bool) -> list[tuple[Level, str]]:
+        """Names in ``plugins.enabled`` / ``plugins.disabled`` that match no plugin found.
+
+        An enabled name that matches nothing is an error: the plugin it meant does not
+        run (a misspelt name also disables every plugin it failed to list, guards
+        included).  It is only judged when entry points were scanned, since it may name
+        an installed one.  A disabled name that matches nothing disables nothing, which
+        may leave running a plugin that was meant to be off: a warning.
+        """
+        import difflib  # only here: most homes list no plugin names
+
+        settings = self._context.settings
+        config = self._context.home / "config.yaml"
+        found = sorted({n for r in self.plugins for n in (r.key, r.name) if n})
+        lists: list[tuple[str, list[str], Level]] = [("disabled", settings.disabled, "warn")]
+        if settings.enabled is not None and scanned_entry_points:
+            lists.insert(0, ("enabled", settings.enabled, "error"))
+        problems: list[tuple[Level, str]] = []
+        for key, names, level in lists:
+            for name in names:
+                if name in found:
+                    continue
+                close = difflib.get_close_matches(name, found, n=1, cutoff=0.6)
+                hint = f"did you mean '{close[0]}'?" if close else "no plugin has that name"
+                problems.append(
+                    (
+                        level,
+                        f"{config}: plugins.{key} lists '{name}', which matches no plugin "
+                        f"found — {hint} Fix: use a plugin's key or manifest name, as "
+                        "`hermes-hooks list` shows it",
+                    )
+                )
+        return problems
 
     def _forget(self, key: str) -> None:
         self._context.manager.unregister_owner(key)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.report import Finding, Section
+from hermes_hooks.report import Finding, Level, Section
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.python import PluginRecord
@@ -42,11 +43,16 @@ def python_section(records: list[PluginRecord]) -> Section:
     return Section([r.as_dict() for r in records], lines)
 
 
-def check_python_plugins(home: Path, records: list[PluginRecord]) -> list[Finding]:
+def check_python_plugins(
+    home: Path, records: list[PluginRecord], selection: Sequence[tuple[Level, str]] = ()
+) -> list[Finding]:
     """Python plugins: every load failure and refused callback is an error; a plugin
-    directory (or its files, or the plugins root) writable by others is a warning."""
+    directory (or its files, or the plugins root) writable by others is a warning;
+    ``selection``: (level, message) for the ``plugins.enabled``/``disabled`` names that
+    match no plugin."""
     root = home / "plugins"
     findings = [Finding("warn", f"plugins {root}", p) for p in loose_paths([root])]
+    findings.extend(Finding(level, "plugin selection", message) for level, message in selection)
     for record in records:
         subject = f"plugin {record.key}"
         if record.state == "failed":

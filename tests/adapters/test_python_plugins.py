@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import hermes_hooks
+from hermes_hooks.cli import main
 from tests.helpers import tool_payload, write_plugin
 
 SESSION = {"session_id": "s1", "model": "m", "platform": "cli"}
@@ -248,8 +249,64 @@ def test_disabled_wins_and_enabled_limits(home: Path, log_file: Path) -> None:
     }
 
 
-def test_safe_mode_loads_nothing(
-    home: Path, log_file: Path, monkeypatch: pytest.MonkeyPatch
+GUARD = (
+    "def register(ctx):\n"
+    "    ctx.register_hook('pre_tool_call', lambda **kw: {'action': 'block', 'message': 'no'})\n"
+)
+
+
+def test_a_misspelt_enabled_name_is_an_error_naming_the_plugin_it_left_off(
+    home: Path, capsys: Any, caplog: Any
+) -> None:
+    write_plugin(home / "plugins", "guard", GUARD)
+    (home / "config.yaml").write_text("plugins:\n  enabled: [gaurd]\n", encoding="utf-8")
+    hooks = hermes_hooks.load(home)  # entry points scanned: every plugin name is known
+    decision = hooks.pre_tool_call(**tool_payload())
+    states = {r.key: r.state for r in hooks.sources["python"].records() if r.key == "guard"}
+    hooks.close()
+    message = (
+        f"{home / 'config.yaml'}: plugins.enabled lists 'gaurd', which matches no plugin "
+        "found — did you mean 'guard'? Fix: use a plugin's key or manifest name, as "
+        "`hermes-hooks list` shows it"
+    )
+    assert decision.action == "allow"  # the guard is off, so this must be loud
+    assert states == {"guard": "disabled"}
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [message]
+    code = main(["--home", str(home), "doctor"])
+    assert code == 1
+    assert f"✗ plugin selection: {message}" in capsys.readouterr().out.splitlines()
+
+
+def test_an_enabled_name_is_not_judged_without_the_entry_points(home: Path, caplog: Any) -> None:
+    # It may name an installed plugin that this load did not look for.
+    write_plugin(home / "plugins", "guard", GUARD)
+    (home / "config.yaml").write_text("plugins:\n  enabled: [guard, ep-pluggy]\n", encoding="utf-8")
+    hooks = load(home)  # entry_points=False
+    selection = hooks.sources["python"].selection
+    hooks.close()
+    assert selection == []
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_disabled_name_that_matches_nothing_warns(home: Path, caplog: Any) -> None:
+    write_plugin(home / "plugins", "noisy", GUARD)
+    (home / "config.yaml").write_text("plugins:\n  disabled: [noisey]\n", encoding="utf-8")
+    hooks = load(home)
+    states = {r.key: r.state for r in hooks.sources["python"].records()}
+    selection = hooks.sources["python"].selection
+    hooks.close()
+    message = (
+        f"{home / 'config.yaml'}: plugins.disabled lists 'noisey', which matches no plugin "
+        "found — did you mean 'noisy'? Fix: use a plugin's key or manifest name, as "
+        "`hermes-hooks list` shows it"
+    )
+    assert states == {"noisy": "loaded"}  # the plugin meant to be off still runs
+    assert selection == [("warn", message)]
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [message]
+
+
+def test_safe_mode_loads_nothing_and_says_so_as_a_warning(
+    home: Path, log_file: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
     write_plugin(
         home / "plugins",
@@ -261,6 +318,11 @@ def test_safe_mode_loads_nothing(
     hooks.on_session_start(**SESSION)
     assert calls(log_file) == []
     assert hooks.sources == {}
+    # Every guard is off: a WARNING at each load, not an INFO line nobody sees.
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "HERMES_SAFE_MODE is set: no plugin, shell hook, outbound webhook or gateway hook is "
+        "loaded, so no guard runs. Fix: unset HERMES_SAFE_MODE once troubleshooting is done"
+    ]
 
 
 def test_project_plugins_need_the_flag(

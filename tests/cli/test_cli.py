@@ -174,12 +174,17 @@ def test_safe_mode_list_and_doctor_keep_every_section(
         "outbound": [],
         "gateway": [],
     }
+    # Every section answers, and doctor fails: with every guard off the home is not
+    # healthy, however deliberate the switch.
     code, out, _ = run(capsys, "--home", str(home), "doctor")
-    assert code == 0
+    assert code == 1
     assert out.splitlines() == [
+        "✗ safe mode: HERMES_SAFE_MODE is set: no plugin, shell hook, outbound webhook or "
+        "gateway hook is loaded, so no guard runs. Fix: unset HERMES_SAFE_MODE once "
+        "troubleshooting is done",
         "ℹ gateway hooks: HERMES_SAFE_MODE set: manifests checked, handlers not imported",
         f"ℹ gateway hooks: no gateway hooks in {home / 'hooks'}",
         "✓ telemetry: OpenTelemetry spans and metrics on",
         "",
-        "no problems found (3 checks)",
+        "problems found (4 checks)",
     ]
