@@ -137,6 +137,10 @@ class GatewaySource:
             return
         for problem in manifest.problems:
             level = logging.INFO if problem.level == "info" else logging.WARNING
+            if problem.level == "error" and record.state != "skipped":
+                # An error in a hook that still loads (an event meant as a command
+                # that never fires); a skipped hook's refusal keeps its WARNING.
+                level = logging.ERROR
             log.log(level, "%s", problem.message)
         if record.state == "skipped":
             return

@@ -125,6 +125,18 @@ def is_known_event(name: str) -> bool:
     return prefix is not None and prefix in _PREFIXES
 
 
+def meant_a_command(name: str) -> bool:
+    """Whether the unknown event ``name`` was most likely meant as a slash command
+    (``comand:deploy``, ``Command:deploy``, ``commands:*``): its prefix resembles
+    ``command``.  A command hook can deny the command, so one that never fires is a
+    guard switched off."""
+    import difflib  # only for an unknown event name: not loaded with the package
+
+    prefix = name.split(":", 1)[0].strip().lower()
+    word = COMMAND_PREFIX[:-1]
+    return difflib.SequenceMatcher(None, prefix, word).ratio() >= 0.8
+
+
 def suggest_event(name: str) -> str:
     """The D-03 tail: ``did you mean 'x'?`` (similarity >= 0.6), else ``(valid: ...)``."""
     return suggest_hook(name, _SUGGESTIONS)

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.config_schema import unknown_keys
-from hermes_hooks.gateway.events import is_known_event, suggest_event
+from hermes_hooks.gateway.events import is_known_event, meant_a_command, suggest_event
 
 __all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
 
@@ -170,11 +170,16 @@ def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
             continue
         names.append(event)
         if not is_known_event(event):
+            # Meant as a command, it is a command hook (which can deny the command)
+            # that never fires: an error, where another misspelt event only warns.
+            command = meant_a_command(event)
             manifest._problem(
-                "warn",
+                "error" if command else "warn",
                 "events",
                 f"[hooks] {manifest.name}: unknown event '{event}' — {suggest_event(event)}",
-                "use a gateway event (docs/gateway-hooks.md), a command:<name>, "
+                "write command:<name> (lower case, no slash)"
+                if command
+                else "use a gateway event (docs/gateway-hooks.md), a command:<name>, "
                 "or a <prefix>:* wildcard",
             )
     manifest.events = tuple(names)

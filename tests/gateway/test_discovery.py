@@ -72,6 +72,28 @@ def test_a_typo_warns_with_a_suggestion_and_the_hook_still_loads(
     assert [event for event, _ in probe.seen("typo")] == ["agent:end", "agnet:start"]
 
 
+@pytest.mark.parametrize(
+    ("event", "tail"),
+    [
+        ("comand:deploy", "did you mean 'command:*'?"),
+        ("Command:deploy", "did you mean 'command:*'?"),
+        ("commands:*", "did you mean 'command:*'?"),
+    ],
+)
+def test_an_event_meant_as_a_command_is_an_error_for_doctor(
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture, event: str, tail: str
+) -> None:
+    # A command hook can deny the command: one that never fires is a guard left off.
+    write_hook(hooks_dir, "deny", events=[event, "agent:end"])
+    hooks = load_gateway()
+    message = f"[hooks] deny: unknown event '{event}' — {tail}"
+    assert messages(caplog, logging.ERROR) == [message]
+    assert messages(caplog) == []
+    (record,) = hooks.sources["gateway"].records()
+    assert record.state == "loaded"
+    assert [(p.level, p.key, p.message) for p in record.problems] == [("error", "events", message)]
+
+
 def test_an_unknown_event_without_close_match_lists_the_valid_ones(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
