@@ -9,6 +9,7 @@ aggregator (``_select``), which produces the one typed answer.  It also reports 
 
 from __future__ import annotations
 
+import logging
 import time
 import types
 import weakref
@@ -21,7 +22,7 @@ from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, fault_of, warn_fault
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
-from hermes_hooks._select import AGGREGATORS, Aggregator, Failure
+from hermes_hooks._select import AGGREGATORS, Aggregator, Failure, Ignored
 from hermes_hooks._stream import StreamLane, event_problem
 from hermes_hooks._workers import BoundedRunner, TimedOut, on_worker, run_coroutine
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
@@ -475,6 +476,8 @@ class Dispatcher:
                 value = None  # OUT-12 and D-74: only SH-29 shell directives count
             try:
                 verdict, reason = aggregator.add(callback, value)
+                if type(reason) is Ignored and contract.fail_closed:
+                    self._ignored(contract, callback, reason)
             except Exception as exc:  # a return value that cannot be read (a raising
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)
@@ -525,6 +528,19 @@ class Dispatcher:
         for record in records:
             emit(record)
         records.clear()
+
+    def _ignored(self, contract: Contract, callback: Callback, reason: Ignored) -> None:
+        # Once per callback and reason: it answers the same way on every firing.
+        self.manager.warnings.warn(
+            log,
+            (contract.name, callback.name, "ignored", str(reason)),
+            "%s callback %s: %s, so the guarded action went ahead. Fix: %s",
+            contract.name,
+            callback.name,
+            reason,
+            reason.fix,
+            level=logging.ERROR,
+        )
 
     def _failure(self, contract: Contract, callback: Callback, exc: BaseException) -> Failure:
         hook = contract.name

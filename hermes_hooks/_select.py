@@ -24,7 +24,14 @@ from hermes_hooks.types import (
     VerifyDirective,
 )
 
-__all__ = ["AGGREGATORS", "SHELL_BLOCK_MESSAGE", "Aggregator", "Failure"]
+__all__ = [
+    "AGGREGATORS",
+    "ALLOW_WORDS",
+    "SHELL_BLOCK_MESSAGE",
+    "Aggregator",
+    "Failure",
+    "Ignored",
+]
 
 log = get_logger("hermes_hooks.dispatch")
 
@@ -33,6 +40,24 @@ SHELL_BLOCK_MESSAGE = "Blocked by shell hook."
 
 Outcome = tuple[Verdict, str | None]
 _NONE: Outcome = ("none", None)
+
+#: Action words that mean "go ahead" on a gate: ignored without a word, as any answer
+#: that is not a directive is.
+ALLOW_WORDS = frozenset({"", "allow", "continue", "proceed", "pass", "ok", "none", "noop"})
+
+
+class Ignored(str):
+    """The reason recorded for a directive-shaped answer that was ignored, so what the
+    callback meant (to block, to rewrite the arguments) did not happen; ``fix`` says
+    what it should return.  The dispatcher logs it as an ERROR on a hook that can
+    block: a guard answering in a shape it does not know is a guard switched off."""
+
+    fix: str
+
+    def __new__(cls, reason: str, fix: str) -> Ignored:
+        ignored = super().__new__(cls, reason)
+        ignored.fix = fix
+        return ignored
 
 
 class Failure:
@@ -123,7 +148,13 @@ class ToolDecisionAggregator(Aggregator):
             if message is None and callback.source == "shell":
                 message = SHELL_BLOCK_MESSAGE
             if message is None:  # a message-less Python block is ignored (D-20)
-                return ("none", "block without a message ignored")
+                return (
+                    "none",
+                    Ignored(
+                        "block without a message ignored",
+                        "give the block a non-empty 'message' (it is shown to the model)",
+                    ),
+                )
             if self.block is None:
                 self.block = message
             return ("block", message)
@@ -144,7 +175,13 @@ class ToolDecisionAggregator(Aggregator):
         if action == "modify":
             args = value.get("args")
             if not isinstance(args, dict) or not args:
-                return ("none", "modify without a non-empty args dict ignored")
+                return (
+                    "none",
+                    Ignored(
+                        "modify without a non-empty args dict ignored",
+                        "return {'action': 'modify', 'args': {...}} with the new arguments",
+                    ),
+                )
             if self.block is not None:  # modifies stop at the first valid block (D-21)
                 return ("none", "modify after a block discarded")
             # "replace": the whole input instead of a shallow merge (Claude Code's
@@ -153,6 +190,15 @@ class ToolDecisionAggregator(Aggregator):
             self.modified = True
             self.current = {**self.original, "args": self.args}
             return ("modify", ", ".join(sorted(map(str, args))))
+        if action not in ALLOW_WORDS:  # "deny", "reject": meant to stop the call
+            return (
+                "none",
+                Ignored(
+                    f"unknown action {value['action']!r} ignored",
+                    "return {'action': 'block', 'message': '...'} to block "
+                    "(or 'approve' or 'modify')",
+                ),
+            )
         return _NONE
 
     def fail(self, callback: Callback, failure: Failure, *, closed: bool = False) -> Outcome:

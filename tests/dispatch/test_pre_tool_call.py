@@ -139,6 +139,53 @@ def test_invalid_python_returns_are_ignored(hooks: Any, value: Any) -> None:
     assert hooks.pre_tool_call(**tool_payload()) == ToolDecision("allow", {"command": "ls -la"})
 
 
+@pytest.mark.parametrize(
+    ("value", "reason", "fix"),
+    [
+        (
+            {"action": "block"},
+            "block without a message ignored",
+            "give the block a non-empty 'message' (it is shown to the model)",
+        ),
+        (
+            {"action": "modify", "args": {}},
+            "modify without a non-empty args dict ignored",
+            "return {'action': 'modify', 'args': {...}} with the new arguments",
+        ),
+        (
+            {"action": "Deny", "message": "no"},
+            "unknown action 'Deny' ignored",
+            "return {'action': 'block', 'message': '...'} to block (or 'approve' or 'modify')",
+        ),
+    ],
+)
+def test_a_guard_answer_that_is_ignored_is_an_error_logged_once(
+    hooks: Any, caplog: pytest.LogCaptureFixture, value: Any, reason: str, fix: str
+) -> None:
+    # Still ignored (the call goes ahead), but a guard whose answer is lost is loud.
+    register(hooks, "a", lambda **kw: value)
+    records: list[Any] = []
+    hooks.subscribe(records.append)
+    first = hooks.pre_tool_call(**tool_payload())
+    second = hooks.pre_tool_call(**tool_payload())
+    assert first == second == ToolDecision("allow", {"command": "ls -la"})
+    name = records[0].callback
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors == [
+        f"pre_tool_call callback {name}: {reason}, so the guarded action went ahead. Fix: {fix}"
+    ]
+    assert [(r.verdict, r.reason) for r in records] == [("none", reason)] * 2
+
+
+@pytest.mark.parametrize("word", ["allow", "Continue", "proceed", "ok", ""])
+def test_an_explicit_allow_word_is_quiet(
+    hooks: Any, caplog: pytest.LogCaptureFixture, word: str
+) -> None:
+    register(hooks, "a", lambda **kw: {"action": word})
+    assert hooks.pre_tool_call(**tool_payload()) == ToolDecision("allow", {"command": "ls -la"})
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
 def test_a_message_less_shell_block_reads_the_default_message(hooks: Any) -> None:
     register(hooks, "shell", lambda **kw: {"action": "block"}, group=Group.SHELL)
     assert hooks.pre_tool_call(**tool_payload()).message == "Blocked by shell hook."

@@ -57,6 +57,25 @@ def test_block_dialects(gate: Gate, output: str, exit_code: int, message: str) -
     assert (decision.action, decision.message) == ("block", message)
 
 
+@pytest.mark.parametrize(
+    "output",
+    [
+        "{}",
+        '{"action": "allow"}',
+        '{"action": " Continue "}',
+        '{"decision": "approve"}',
+        '{"hookSpecificOutput": {"permissionDecision": "allow"}}',
+    ],
+)
+def test_an_answer_that_lets_the_call_through_is_quiet(
+    gate: Gate, caplog: pytest.LogCaptureFixture, output: str
+) -> None:
+    hooks = gate(stdout_is(output))
+    decision = hooks.pre_tool_call(**tool_payload())
+    assert (decision.action, decision.message) == ("allow", None)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
 def test_shell_approve_keeps_message_rule_key_and_review(gate: Gate) -> None:
     hooks = gate(
         stdout_is(
@@ -266,6 +285,31 @@ FAILURES: dict[str, tuple[str | None, int, str]] = {
         py("import sys\nsys.stdout.write('{\"a\": \"' + 'x' * (2 << 20) + '\"}')"),
         0o755,
         "unparseable stdout (expected a JSON object)",
+    ),
+    # Meant to decide, in words no reader knows: ignored, loudly, and fail-closed blocks.
+    "an action word no reader knows": (
+        stdout_is('{"action": "deny", "message": "no"}'),
+        0o755,
+        "answered action 'deny', which a pre_tool_call hook cannot say (block, approve or "
+        "modify); the answer is ignored",
+    ),
+    "a decision word no reader knows": (
+        stdout_is('{"decision": "Reject"}'),
+        0o755,
+        "answered decision 'Reject', which a pre_tool_call hook cannot say (block, approve "
+        "or modify); the answer is ignored",
+    ),
+    "a modify without arguments": (
+        stdout_is('{"action": "modify"}'),
+        0o755,
+        "answered action 'modify' without a non-empty arguments object, which a "
+        "pre_tool_call hook cannot say (block, approve or modify); the answer is ignored",
+    ),
+    "a permission decision no reader knows": (
+        stdout_is('{"hookSpecificOutput": {"permissionDecision": "block"}}'),
+        0o755,
+        "answered permissionDecision 'block', which a pre_tool_call hook cannot say "
+        "(block, approve or modify); the answer is ignored",
     ),
 }
 

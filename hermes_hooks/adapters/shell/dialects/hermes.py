@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_hooks._callback import Degraded
-from hermes_hooks._select import directive_word, first_text
+from hermes_hooks._select import ALLOW_WORDS, directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
 from hermes_hooks.adapters.shell.dialects.claude_tools import DEFAULT_TOOLS
 from hermes_hooks.adapters.shell.entry import EntryMatcher, ShellEntry, Warn
@@ -148,6 +148,31 @@ def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+_GATE_WORDS = frozenset({"block", "approve", "modify"})
+_PERMISSIONS = frozenset({"allow", "deny", "ask"})
+
+
+def _unread_gate_answer(doc: dict[str, Any]) -> str | None:
+    """What a ``pre_tool_call`` answer that had no effect tried to say, when it said
+    something: an action or decision word none of the readers knows (``deny``,
+    ``reject``), or a modify without arguments.  None for an answer that says nothing
+    or says "go ahead"."""
+    for key in ("action", "decision"):
+        raw = doc.get(key)
+        word = directive_word(raw)
+        if word not in _GATE_WORDS and word not in ALLOW_WORDS:
+            return f"{key} {raw!r}"
+        if word == "modify":
+            return f"{key} 'modify' without a non-empty arguments object"
+    specific = doc.get("hookSpecificOutput")
+    if isinstance(specific, dict):
+        raw = specific.get("permissionDecision")
+        word = directive_word(raw)
+        if word and word not in _PERMISSIONS:
+            return f"permissionDecision {raw!r}"
+    return None
+
+
 def _pre_llm_call(doc: dict[str, Any]) -> dict[str, Any] | None:
     context = doc.get("context")
     if context is None:
@@ -234,6 +259,15 @@ def read(reading: Reading) -> Directive | None:
         return directive
     if rc != 0:
         reading.fail(exit_reason(result))
+    elif directive is None and doc is not None and reading.gate:
+        unread = _unread_gate_answer(doc)
+        if unread is not None:
+            # Meant to decide, in words no reader knows: a failure, so a fail-closed
+            # gate blocks, as for any output it cannot read.
+            reading.fail(
+                f"answered {unread}, which a pre_tool_call hook cannot say "
+                "(block, approve or modify); the answer is ignored"
+            )
     return directive
 
 
