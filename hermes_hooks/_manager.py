@@ -16,7 +16,6 @@ hooks; then outbound webhooks) and never pluggy's LIFO.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import itertools
 import threading
@@ -50,6 +49,8 @@ log = get_logger("hermes_hooks.manager")
 
 def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
     """The did-you-mean tail of D-07/D-65: ``did you mean 'x'?`` or the valid list."""
+    import difflib  # deferred: only a misspelt hook name needs it, never a plain load
+
     names = sorted(valid)
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     if close:
