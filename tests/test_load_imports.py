@@ -34,6 +34,9 @@ HEAVY = [
     "hermes_hooks.webhooks.wire",
     "hermes_hooks.plugin_context",
     "hermes_hooks._registry_entries",
+    "hermes_hooks.adapters.shell.dialects",
+    "hermes_hooks.report",
+    "difflib",
     "opentelemetry.trace",
     "opentelemetry.metrics",
 ]
