@@ -36,6 +36,7 @@ HEAVY = [
     "hermes_hooks._registry_entries",
     "hermes_hooks.adapters.shell.dialects",
     "hermes_hooks.report",
+    "hermes_hooks.middleware",
     "difflib",
     "opentelemetry.trace",
     "opentelemetry.metrics",
