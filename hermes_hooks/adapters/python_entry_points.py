@@ -13,6 +13,7 @@ plugin: at worst it saves nothing.
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -51,8 +52,6 @@ def _only_path_finders() -> bool:
     directories the way :func:`_metadata_files` does (the standard path finder, or
     ``importlib_metadata``'s own once imported): another finder may know of
     distributions this module cannot see."""
-    import importlib.machinery  # already loaded by the import system: costs nothing
-
     for finder in sys.meta_path:
         if getattr(finder, "find_distributions", None) is None:
             continue

@@ -15,6 +15,7 @@ The answer becomes the stdout a command hook would have printed
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -68,8 +69,6 @@ def host_capabilities(
 
 def model_prompt(text: str, document: dict[str, Any]) -> str:
     """The prompt sent to the model for a handler whose text is ``text``."""
-    import json  # deferred, as below: every shell load imports this module
-
     arguments = json.dumps(document, ensure_ascii=False)
     body = (
         text.replace("$ARGUMENTS", arguments) if "$ARGUMENTS" in text else f"{text}\n\n{arguments}"
@@ -85,8 +84,6 @@ def _answer(reply: str) -> dict[str, Any] | None:
     start = text.find("{")
     if start < 0:
         return None
-    import json  # deferred, as below: every shell load imports this module
-
     try:
         doc, _ = json.JSONDecoder().raw_decode(text[start:])
     except ValueError:
@@ -108,9 +105,7 @@ def model_result(
     answer that is not ``{"ok": ...}`` (nor Claude Code's older ``decision``) is a
     failed run, so a ``fail_closed`` gate blocks."""
     # Deferred: host_capabilities, asked by every shell load, should not pull in the
-    # subprocess runner (nor json).
-    import json
-
+    # subprocess runner.
     from hermes_hooks.adapters.shell.run import RunResult
 
     started = time.monotonic()
