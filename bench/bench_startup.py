@@ -12,7 +12,9 @@ as min / median / max over repetitions.
 * ``hermes_hooks.load()`` on an empty home / ``import hermes_hooks`` (target 1.5), with
   entry points scanned as the agent does (and, as a second figure, without), and the
   same load against ``import pluggy``, which ``load()`` needs and the package import
-  does not (so the first figure grows whenever the import gets lighter).
+  does not (so the first figure grows whenever the import gets lighter);
+* ``load()`` / ``load(entry_points=False)``: what looking for installed plugins adds
+  to an empty home's load where no distribution declares one (the bench env).
 
 The interpreters run in an empty directory with bytecode writing allowed, so what is
 timed is what a user's second run costs, not compilation.
@@ -93,6 +95,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
         "load/import": [],
         "load/pluggy": [],
         "load-no-ep/import": [],
+        "load/load-no-ep": [],
     }
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         cwd = Path(tmp) / "cwd"
@@ -110,6 +113,7 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
             figures["load/import"].append(medians["load"] / medians["import"])
             figures["load/pluggy"].append(medians["load"] / medians["pluggy"])
             figures["load-no-ep/import"].append(medians["load-no-ep"] / medians["import"])
+            figures["load/load-no-ep"].append(medians["load"] / medians["load-no-ep"])
             print(
                 "  " + ", ".join(f"{name} {value * 1e3:.1f} ms" for name, value in medians.items()),
                 file=sys.stderr,
@@ -134,6 +138,10 @@ def run(rounds: int = ROUNDS, repetitions: int = REPETITIONS) -> list[tuple[str,
         (
             "`load(entry_points=False)` on an empty home / `import hermes_hooks`",
             figures["load-no-ep/import"],
+        ),
+        (
+            "`load()` on an empty home / `load(entry_points=False)` (the entry-point look)",
+            figures["load/load-no-ep"],
         ),
     ]
 

@@ -16,7 +16,6 @@ hooks; then outbound webhooks) and never pluggy's LIFO.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import itertools
 import logging
@@ -59,6 +58,8 @@ log = get_logger("hermes_hooks.manager")
 
 def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
     """The did-you-mean tail of D-07/D-65: ``did you mean 'x'?`` or the valid list."""
+    import difflib  # deferred: only a misspelt hook name needs it, never a plain load
+
     names = sorted(valid)
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     if close:
@@ -172,6 +173,14 @@ class HookManager(pluggy.PluginManager):
         self.adapter_state: dict[str, Any] = {}
         #: Which warnings about this manager's callbacks were logged already.
         self.warnings = WarnOnce()
+
+    def parse_hookspec_opts(self, module_or_class: Any, name: str) -> Any:
+        """pluggy's hookspec lookup, skipping the names of our own spec modules that are
+        not in the catalogue (imports and helpers: four in five of their names), whose
+        static attribute lookups were a millisecond of every load."""
+        if module_or_class in SPEC_MODULES and name not in VALID_HOOKS:
+            return None
+        return super().parse_hookspec_opts(module_or_class, name)
 
     # -- registration ------------------------------------------------------------------
 

@@ -15,10 +15,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
-from hermes_hooks.report import Finding
+
+if TYPE_CHECKING:
+    from hermes_hooks.report import Finding
 
 __all__ = [
     "DEFAULT_CALLBACK_TIMEOUT",
@@ -81,6 +83,8 @@ class ConfigFile:
     def _unusable(self, where: str, problem: str, fix: str) -> ConfigFile:
         # Every hook of the file is off: that must never pass quietly (a syntax error
         # used to look like "no hooks configured" to doctor).
+        from hermes_hooks.report import Finding  # deferred: a readable config never needs it
+
         self.findings.append(
             Finding(
                 "error",

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,6 @@ from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
-from hermes_hooks.middleware import MiddlewareRunner
 from hermes_hooks.prompt_sections import PromptSections
 from hermes_hooks.registry import PluginRegistry
 from hermes_hooks.types import DecisionRecord
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from hermes_hooks._capabilities import HostCapabilities
     from hermes_hooks._manager import HookManager
     from hermes_hooks.gateway.emitter import GatewayEmitter
+    from hermes_hooks.middleware import MiddlewareRunner
     from hermes_hooks.telemetry import Telemetry
 
 __all__ = ["Hooks"]
@@ -61,13 +62,19 @@ class Hooks(HookCalls):
         self.sources: dict[str, Source] = {}
         # The loader's reload, handed in so that this module never imports the loader.
         self._reloader = reloader
-        #: The four middleware kinds, run over :attr:`registry`'s callbacks; each run is
-        #: reported to the dispatcher's subscribers like a hook callback.
-        self.middleware = MiddlewareRunner(
-            lambda: self.context.registry.middleware, self._dispatcher.report
-        )
         self.telemetry: Telemetry | None = None
         self._instrument()
+
+    @cached_property
+    def middleware(self) -> MiddlewareRunner:
+        """The four middleware kinds, run over :attr:`registry`'s callbacks; each run is
+        reported to the dispatcher's subscribers like a hook callback."""
+        # Built on first use: most loads register no middleware, and the module is a
+        # millisecond of every load (the runner reads the registry at each call, so
+        # building it late changes nothing).
+        from hermes_hooks.middleware import MiddlewareRunner
+
+        return MiddlewareRunner(lambda: self.context.registry.middleware, self._dispatcher.report)
 
     def _instrument(self) -> None:
         """Choose what the facade fires through: the dispatcher itself, or, with

@@ -50,7 +50,9 @@ MAX_SECTIONS = 32
 START = "<!-- hermes-plugin-sections:start -->"
 END = "<!-- hermes-plugin-sections:end -->"
 _MARKER_PREFIX = "<!-- hermes-plugin-section"
-_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+# Compiled on first use by ``re``'s own cache: a load whose plugins register no
+# section never pays for the compile.
+_ID = r"^[a-z0-9][a-z0-9._-]{0,127}$"
 #: PS-06: the keys of the read-only map a callable receives.
 SESSION_KEYS = ("session_id", "model", "provider", "platform", "profile_name", "cwd")
 
@@ -86,7 +88,7 @@ class PromptSections:
         max_chars: int = MAX_SECTION_CHARS,
     ) -> None:
         """Add a section; raise as D-57..D-59 say on a bad id, content, position or cap."""
-        if not isinstance(section_id, str) or not _ID.match(section_id):
+        if not isinstance(section_id, str) or not re.match(_ID, section_id):
             raise ValueError(
                 f"System prompt section id {section_id!r} is invalid: use 1 to 128 "
                 "lowercase letters, digits, '.', '_' or '-', starting with a letter or digit"

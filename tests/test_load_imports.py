@@ -34,6 +34,10 @@ HEAVY = [
     "hermes_hooks.webhooks.wire",
     "hermes_hooks.plugin_context",
     "hermes_hooks._registry_entries",
+    "hermes_hooks.adapters.shell.dialects",
+    "hermes_hooks.report",
+    "hermes_hooks.middleware",
+    "difflib",
     "opentelemetry.trace",
     "opentelemetry.metrics",
 ]

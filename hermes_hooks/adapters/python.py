@@ -317,7 +317,11 @@ class PythonSource:
     def _entry_point_candidates(
         self,
     ) -> Iterator[tuple[PluginRecord, Callable[[PluginRecord], None]]]:
-        import importlib_metadata  # deferred: only loads that scan entry points pay for it
+        from hermes_hooks.adapters.python_entry_points import may_declare
+
+        if not may_declare(ENTRY_POINT_GROUPS):  # most environments: skip the costly scan
+            return
+        import importlib_metadata  # deferred: only loads that may find a plugin pay for it
 
         found = importlib_metadata.entry_points()  # one scan of the installed distributions
         for group in ENTRY_POINT_GROUPS:

@@ -101,7 +101,11 @@ def hookspec(
 
     def decorate(func: _F) -> _F:
         name = func.__name__
-        has_marker = TELEMETRY_FIELD in inspect.signature(func).parameters
+        signature = inspect.signature(func)
+        # Kept on the function, so the catalogue built from it at import time reads it
+        # back rather than inspecting all 37 hookspecs a second time.
+        func.__signature__ = signature  # type: ignore[attr-defined]
+        has_marker = TELEMETRY_FIELD in signature.parameters
         if has_marker != marker:
             raise TypeError(
                 f"hookspec {name}: telemetry_schema_version must "

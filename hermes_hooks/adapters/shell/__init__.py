@@ -32,15 +32,17 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._callback import Group
 from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Unloaded
-from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
 from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hermes_hooks._context import LoadContext
     from hermes_hooks.adapters import Source
     from hermes_hooks.adapters.shell import consent
     from hermes_hooks.adapters.shell.config import ConfigProblem, ParsedHooks
+    from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
     from hermes_hooks.adapters.shell.entry import ShellEntry
     from hermes_hooks.adapters.shell.hook import ShellHook, ShellRecord
     from hermes_hooks.report import Finding, Section
@@ -72,11 +74,27 @@ class ShellSource:
         self._approved_now: dict[tuple[str, str], consent.Approval] = {}
         self._manager = context.manager
         self._keys: set[_Key] = set()
-        self._llm, self._transcripts = host_capabilities(context.host)
+        self._llm, self._transcripts = self._host_capabilities(context.host)
         if (self.home / ALLOWLIST_NAME).exists():
             # Read now, as a load with hooks does, so that an unusable file is reported
             # at load; without one the consent machinery waits until it is needed.
             _ = self.watch
+
+    @staticmethod
+    def _host_capabilities(
+        host: Any,
+    ) -> tuple[HostModel | None, Callable[[str], str | None] | None]:
+        """(the host's model, its transcript lookup), for prompt and agent handlers."""
+        if (
+            getattr(host, "hook_model", None) is None
+            and getattr(host, "transcript_path", None) is None
+        ):
+            return None, None  # a host lending neither: no need to load the model dialect
+        # Deferred: the dialect package and its protocol classes cost a millisecond of
+        # every shell load, and most hosts lend neither.
+        from hermes_hooks.adapters.shell.dialects.claude_model import host_capabilities
+
+        return host_capabilities(host)
 
     # The consent and parsing modules load on first use: a home with no ``hooks:``
     # block and no allowlist never needs them (start-up cost, paid by every agent).
