@@ -76,6 +76,8 @@ def resembles_gate(name: str, aliases: Mapping[str, str] | None = None) -> bool:
     Case is ignored, and the closest name decides (``post_tool_cal`` resembles
     ``post_tool_call``, an observer, more than ``pre_tool_call``).
     """
+    import difflib  # deferred: only a misspelt hook name needs it, never a plain load
+
     blocks = {hook.lower(): contract.fail_closed for hook, contract in CATALOGUE.items()}
     for alias, hook in (aliases or {}).items():
         blocks[alias.lower()] = CATALOGUE[hook].fail_closed

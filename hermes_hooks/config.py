@@ -162,6 +162,8 @@ def check_config(hooks: Any) -> list[Finding]:
     """``doctor``: what is wrong with the ``config.yaml`` of ``hooks.home`` (nothing
     when the file is missing or clean), after safe mode if it is on: it switches off
     every guard of the home, which doctor must not call healthy."""
+    from hermes_hooks.report import Finding  # deferred: only doctor asks for findings
+
     safe = [Finding("error", "safe mode", SAFE_MODE_PROBLEM)] if safe_mode() else []
     return [*safe, *inspect_config(hooks.home).findings]
 

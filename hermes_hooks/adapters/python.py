@@ -185,8 +185,6 @@ class PythonSource:
         an installed one.  A disabled name that matches nothing disables nothing, which
         may leave running a plugin that was meant to be off: a warning.
         """
-        import difflib  # only here: most homes list no plugin names
-
         settings = self._context.settings
         config = self._context.home / "config.yaml"
         found = sorted({n for r in self.plugins for n in (r.key, r.name) if n})
@@ -198,6 +196,8 @@ class PythonSource:
             for name in names:
                 if name in found:
                     continue
+                import difflib  # deferred: only a name that matches nothing needs it
+
                 close = difflib.get_close_matches(name, found, n=1, cutoff=0.6)
                 hint = f"did you mean '{close[0]}'?" if close else "no plugin has that name"
                 problems.append(
