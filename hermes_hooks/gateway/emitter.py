@@ -350,14 +350,19 @@ class GatewayEmitter:
                     handle = hook.handle if self.trace is None else carried(hook.handle)
                     result = await hook.runner.acall(handle, (event, context), {}, limit)
                 elif timer is not None:  # a lane's batch: one timer bounds every call
-                    timer.arm(limit)  # inline, not timer.run(): no coroutine per call
+                    # The timer's protocol written out, not timer.run(): no coroutine
+                    # and no method call per call on the common path.
+                    timer.since = started
+                    if timer.limit != limit:
+                        timer.watch(limit)
                     try:
                         result = await hook.handle(event, context)
                     except asyncio.CancelledError:
                         timer.raise_if_expired(limit)
                         raise
                     finally:
-                        timer.disarm()
+                        timer.since = None
+                        timer.forgive_swallowed()
                 else:
                     result = await await_bounded(hook.handle(event, context), limit)
                 if hook.is_async and limit and time.perf_counter() - started > limit:

@@ -90,61 +90,67 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
 class BatchTimer:
     """Bounds each call awaited in one task with one loop timer for the whole batch.
 
-    :meth:`run` (or :meth:`arm` ... :meth:`disarm` around an ``await``, which spares
-    a coroutine per call on the lanes' path) records the call's deadline; the timer,
-    armed once, fires at the earliest deadline still pending and then cancels the
-    task if the call running now has overrun, else re-arms for that call's deadline.
-    Calls that finish in time never touch the timer.  :meth:`close` cancels it when
-    the batch ends.
+    The per-call protocol is two attribute writes, because a lane runs it for every
+    event and hook: set :attr:`since` to ``time.perf_counter()`` when a call starts
+    (and call :meth:`watch` when its limit differs from :attr:`limit`), and back to
+    None when it ends (then :meth:`forgive_swallowed`).  The timer, armed once, wakes
+    at the earliest moment the running call could overrun: it cancels the task when
+    that call has, else sleeps until the running call's deadline, or for a whole limit
+    between calls.  :meth:`run` wraps one awaitable in that protocol.  :meth:`close`
+    drops the timer when the batch ends.
     """
 
-    __slots__ = ("_deadline", "_expired", "_handle", "_loop", "_task", "_time", "_when")
+    __slots__ = ("_expired", "_handle", "_loop", "_task", "limit", "since")
 
     def __init__(self) -> None:
         task = asyncio.current_task()
         assert task is not None, "a BatchTimer belongs to a running task"
         self._task = task
         self._loop = task.get_loop()
-        self._time = self._loop.time  # bound once: arm() reads the clock per call
-        self._deadline: float | None = None  # the running call's, in loop time
+        #: ``time.perf_counter()`` when the running call started; None between calls.
+        self.since: float | None = None
+        #: The limit the timer watches for, in seconds (None: none).
+        self.limit: float | None = None
         self._handle: asyncio.TimerHandle | None = None
-        self._when = 0.0  # when _handle fires (its when(), without the method call)
         self._expired = False
 
     async def run(self, awaitable: Awaitable[Any], limit: float | None) -> Any:
         """Await ``awaitable`` in this task, cancelled after ``limit`` seconds (None:
         no limit); raises :class:`TimedOut` at the limit."""
-        self.arm(limit)
+        self.since = time.perf_counter()
+        if limit != self.limit:
+            self.watch(limit)
         try:
             return await awaitable
         except asyncio.CancelledError:
             self.raise_if_expired(limit)
             raise
         finally:
-            self.disarm()
+            self.since = None
+            self.forgive_swallowed()
 
-    def arm(self, limit: float | None) -> None:
-        """The call awaited next must end within ``limit`` seconds (None: no limit)."""
+    def watch(self, limit: float | None) -> None:
+        """From now on each call must end within ``limit`` seconds (None: no limit)."""
+        self.limit = limit
         if limit is None:
             return
-        deadline = self._deadline = self._time() + limit
-        handle = self._handle
-        if handle is None or self._when > deadline:  # a shorter limit than before
-            if handle is not None:
-                handle.cancel()
-            self._set(deadline)
+        if self._handle is not None:  # it may be due later than the running call's deadline
+            self._handle.cancel()
+        since = self.since
+        left = limit if since is None else since + limit - time.perf_counter()
+        self._wake_in(left)
 
     def raise_if_expired(self, limit: float | None) -> None:
-        """In ``except CancelledError`` around the armed call: when the cancellation
-        was this timer's, take it back and raise :class:`TimedOut` instead."""
+        """In ``except CancelledError`` around a call: when the cancellation was this
+        timer's, take it back and raise :class:`TimedOut` instead."""
         if self._expired:
             self._forgive()
             raise TimedOut(f"cancelled after {limit:g} s") from None
 
-    def disarm(self) -> None:
-        """The armed call is over (in ``finally``)."""
-        self._deadline = None
-        if self._expired:  # the call swallowed the cancellation: it still returned
+    def forgive_swallowed(self) -> None:
+        """After a call (with :attr:`since` reset): if it swallowed this timer's
+        cancellation and returned anyway, take the cancellation back."""
+        if self._expired:
             self._forgive()
 
     def _forgive(self) -> None:
@@ -156,18 +162,23 @@ class BatchTimer:
 
     def _check(self) -> None:
         self._handle = None
-        deadline = self._deadline
-        if deadline is None:
-            return  # between calls: the next call arms the timer again
-        if self._time() >= deadline:
+        limit = self.limit
+        if limit is None:
+            return
+        since = self.since
+        if since is None:  # between calls: no call can overrun before a limit from now
+            self._wake_in(limit)
+            return
+        left = since + limit - time.perf_counter()
+        if left <= 0:
             self._expired = True
             self._task.cancel()
-        else:
-            self._set(deadline)
+            left = limit  # the next call's, or this one's again if it will not stop
+        self._wake_in(left)
 
-    def _set(self, deadline: float) -> None:
-        self._handle = self._loop.call_at(deadline, self._check)
-        self._when = deadline
+    def _wake_in(self, delay: float) -> None:
+        # Relative delays only: ``since`` is on perf_counter's clock, the loop on its own.
+        self._handle = self._loop.call_later(max(0.0, delay), self._check)
 
     def close(self) -> None:
         """The batch is over: drop the timer."""

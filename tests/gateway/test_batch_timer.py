@@ -86,3 +86,24 @@ def test_a_lane_bounds_every_event_of_a_batch_with_one_timer(
     asyncio.run(main())
     assert delivered == [f"e{n}" for n in range(50)]
     assert len(armed) == 1  # fifty bounded calls, one timer
+
+
+def test_a_call_that_starts_after_an_idle_stretch_is_still_bounded() -> None:
+    # Between calls the timer only looks again a limit later; a call that starts in
+    # that stretch must still be cancelled at its own limit, not left unbounded.
+    async def forever() -> None:
+        await asyncio.Event().wait()
+
+    async def main() -> None:
+        timer = BatchTimer()
+        try:
+            assert await timer.run(asyncio.sleep(0, result="quick"), 0.2) == "quick"
+            await asyncio.sleep(0.3)  # idle past one whole limit
+            with pytest.raises(TimedOut, match=r"cancelled after 0\.2 s"):
+                await timer.run(forever(), 0.2)
+            with pytest.raises(TimedOut, match=r"cancelled after 0\.2 s"):
+                await timer.run(forever(), 0.2)  # and the next one, right after
+        finally:
+            timer.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))  # a hang guard: a lost limit fails
