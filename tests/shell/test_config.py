@@ -277,6 +277,39 @@ def test_a_claude_code_tool_name_in_a_hermes_matcher_is_an_error_on_a_gate(
     ]
 
 
+@pytest.mark.parametrize(
+    ("matcher", "meant"),
+    [
+        ("Terminal", "terminal"),
+        ("read-file", "read_file"),
+        ("WriteFile|Patch", "patch, write_file"),
+        ("terminal", None),  # as written: fires
+        ("TERMINAL|write_file", None),  # one branch fires
+        ("my_plugin_tool", None),  # no built-in tool at all: a plugin's or an MCP tool
+    ],
+)
+def test_a_misspelt_hermes_tool_name_in_a_matcher_is_an_error_on_a_gate(
+    matcher: str, meant: str | None, caplog: pytest.LogCaptureFixture
+) -> None:
+    entries = [{"matcher": matcher, "command": "x"}]
+    parsed = parse({"pre_tool_call": entries, "post_tool_call": entries})
+    assert [e.matcher for e in parsed.entries] == [matcher, matcher]  # kept as written
+    logged = [(r.levelname, r.getMessage()) for r in caplog.records]
+    if meant is None:
+        assert logged == []
+        return
+    problem = (
+        f"matcher {matcher!r} matches none of Hermes' tool names, only another spelling of "
+        f"{meant} (tool names are lower case, with underscores), so the hook never fires for "
+        f"them. Fix: write matcher: {meant.replace(', ', '|')}"
+    )
+    assert logged == [
+        ("ERROR", f"/h/config.yaml: hooks.pre_tool_call[0]: {problem}"),
+        ("WARNING", f"/h/config.yaml: hooks.post_tool_call[0]: {problem}"),
+    ]
+    assert [p.weakens_gate for p in parsed.problems] == [True, False]
+
+
 def test_a_matcher_that_is_not_a_string_widens_and_only_warns(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

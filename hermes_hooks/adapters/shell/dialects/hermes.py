@@ -29,6 +29,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hermes_hooks._callback import Degraded
+from hermes_hooks._hermes_names import BUILTIN_TOOLS
 from hermes_hooks._select import ALLOW_WORDS, directive_word, first_text
 from hermes_hooks.adapters.shell.dialects.claude_tables import HERMES_DIALECT, ClaudeContext
 from hermes_hooks.adapters.shell.dialects.claude_tools import DEFAULT_TOOLS
@@ -99,7 +100,39 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
             f"matcher: {'|'.join(ours)}, or set dialect: claude-code to use Claude Code's names",
             narrows=True,
         )
+    else:
+        meant = _misspelt_tools(matcher, compiled)
+        if meant:
+            warn(
+                f"matcher {matcher!r} matches none of Hermes' tool names, only another "
+                f"spelling of {', '.join(meant)} (tool names are lower case, with "
+                f"underscores), so the hook never fires for them. Fix: write matcher: "
+                f"{'|'.join(meant)}",
+                narrows=True,
+            )
     return EntryMatcher(matcher, compiled)
+
+
+def _misspelt_tools(matcher: str, pattern: re.Pattern[str]) -> list[str]:
+    """The built-in tools ``pattern`` matches only when case and the word separator are
+    ignored (``Terminal``, ``read-file``, ``ReadFile``), when it matches none of them as
+    written: a matcher that would never fire for the tools it names."""
+    if any(pattern.fullmatch(tool) for tool in BUILTIN_TOOLS):
+        return []
+    loose = re.compile(matcher, re.IGNORECASE)
+    return sorted(
+        tool
+        for tool in BUILTIN_TOOLS
+        if any(
+            loose.fullmatch(spelling)
+            for spelling in {
+                tool,
+                tool.replace("_", "-"),
+                tool.replace("_", " "),
+                tool.replace("_", ""),
+            }
+        )
+    )
 
 
 def _claude_names_only(pattern: re.Pattern[str]) -> list[str]:
