@@ -46,6 +46,13 @@ _NONE: Outcome = ("none", None)
 ALLOW_WORDS = frozenset({"", "allow", "continue", "proceed", "pass", "ok", "none", "noop"})
 
 
+#: Keys of a returned dict that show it meant to decide, in another system's words
+#: (Claude Code's shell answers), when it has no ``action``.
+_DECISION_KEYS = frozenset(
+    {"decision", "permissionDecision", "hookSpecificOutput", "block", "deny", "allow"}
+)
+
+
 class Ignored(str):
     """The reason recorded for a directive-shaped answer that was ignored, so what the
     callback meant (to block, to rewrite the arguments) did not happen; ``fix`` says
@@ -199,7 +206,20 @@ class ToolDecisionAggregator(Aggregator):
                     "(or 'approve' or 'modify')",
                 ),
             )
-        return _NONE
+        if isinstance(value, dict):
+            decided = _DECISION_KEYS.intersection(value)
+            if "action" in value or not decided:
+                return _NONE
+            shape = f"a dict with {', '.join(map(repr, sorted(decided)))} but no 'action'"
+        else:  # "block", True, a tuple: nothing a Python callback may answer with
+            shape = f"a {type(value).__name__} return"
+        return (
+            "none",
+            Ignored(
+                f"{shape} ignored",
+                "return {'action': 'block', 'message': '...'} to block, or None to allow",
+            ),
+        )
 
     def fail(self, callback: Callback, failure: Failure, *, closed: bool = False) -> Outcome:
         # D-14: when the policy fails closed the failure blocks; the first block's

@@ -157,6 +157,21 @@ def test_invalid_python_returns_are_ignored(hooks: Any, value: Any) -> None:
             "unknown action 'Deny' ignored",
             "return {'action': 'block', 'message': '...'} to block (or 'approve' or 'modify')",
         ),
+        (
+            {"decision": "block", "reason": "Claude Code's words"},
+            "a dict with 'decision' but no 'action' ignored",
+            "return {'action': 'block', 'message': '...'} to block, or None to allow",
+        ),
+        (
+            "block",
+            "a str return ignored",
+            "return {'action': 'block', 'message': '...'} to block, or None to allow",
+        ),
+        (
+            False,
+            "a bool return ignored",
+            "return {'action': 'block', 'message': '...'} to block, or None to allow",
+        ),
     ],
 )
 def test_a_guard_answer_that_is_ignored_is_an_error_logged_once(
@@ -177,11 +192,21 @@ def test_a_guard_answer_that_is_ignored_is_an_error_logged_once(
     assert [(r.verdict, r.reason) for r in records] == [("none", reason)] * 2
 
 
-@pytest.mark.parametrize("word", ["allow", "Continue", "proceed", "ok", ""])
-def test_an_explicit_allow_word_is_quiet(
-    hooks: Any, caplog: pytest.LogCaptureFixture, word: str
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"action": "allow"},
+        {"action": "Continue"},
+        {"action": "proceed"},
+        {"action": "ok"},
+        {"action": ""},
+        {"checked": True},  # a dict that does not try to decide
+    ],
+)
+def test_an_answer_that_lets_the_call_through_is_quiet(
+    hooks: Any, caplog: pytest.LogCaptureFixture, value: Any
 ) -> None:
-    register(hooks, "a", lambda **kw: {"action": word})
+    register(hooks, "a", lambda **kw: value)
     assert hooks.pre_tool_call(**tool_payload()) == ToolDecision("allow", {"command": "ls -la"})
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
 
