@@ -73,6 +73,16 @@ def read_decision(result: Any, raw_command: str, hook: str) -> CommandDecision |
     """
     if not isinstance(result, dict):
         return None
+    if "decision" not in result and "action" in result:
+        # The plugin hooks' key: a hook that meant to deny lets the command run.
+        log.error(
+            "[hooks] %s: returned 'action' %r, which is not a command decision; ignored, "
+            "so the command runs. Fix: return {'decision': 'deny', 'message': '...'} "
+            "(or allow, handled, rewrite)",
+            hook,
+            result["action"],
+        )
+        return None
     decision = str(result.get("decision") or "").strip().lower()
     if not decision or decision == "allow":
         return None
@@ -98,7 +108,8 @@ def read_decision(result: Any, raw_command: str, hook: str) -> CommandDecision |
         raw_args = result.get("raw_args")
         args = raw_args.strip() if isinstance(raw_args, str) else ""
         return CommandDecision("rewrite", command_name=name, raw_args=args, hook=hook)
-    log.warning(
+    # An ERROR: the hook meant to decide, and whatever it meant (a block, say) is lost.
+    log.error(
         "[hooks] %s: unknown command decision %r ignored (use allow, deny, handled or rewrite)",
         hook,
         decision,

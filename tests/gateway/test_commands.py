@@ -135,15 +135,33 @@ def test_the_first_non_allow_decision_wins(hooks_dir: Path, load_gateway: Any) -
     ]
 
 
-def test_an_unknown_decision_is_no_decision(
+def test_an_unknown_decision_is_no_decision_and_an_error(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    write_hook(hooks_dir, "odd", events=["command:reset"], body=returns({"decision": "maybe"}))
+    write_hook(hooks_dir, "odd", events=["command:reset"], body=returns({"decision": "block"}))
+    hooks = load_gateway()
+    assert decide(hooks).allowed  # still no decision: the command runs, loudly
+    assert messages(caplog, logging.ERROR) == [
+        "[hooks] odd: unknown command decision 'block' ignored "
+        "(use allow, deny, handled or rewrite)"
+    ]
+
+
+def test_the_plugin_hooks_action_key_is_no_decision_and_an_error(
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_hook(
+        hooks_dir,
+        "plugin-style",
+        events=["command:reset"],
+        body=returns({"action": "block", "message": "not here"}),
+    )
     hooks = load_gateway()
     assert decide(hooks).allowed
-    assert messages(caplog) == [
-        "[hooks] odd: unknown command decision 'maybe' ignored "
-        "(use allow, deny, handled or rewrite)"
+    assert messages(caplog, logging.ERROR) == [
+        "[hooks] plugin-style: returned 'action' 'block', which is not a command decision; "
+        "ignored, so the command runs. Fix: return {'decision': 'deny', 'message': '...'} "
+        "(or allow, handled, rewrite)"
     ]
 
 
