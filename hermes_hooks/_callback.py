@@ -127,6 +127,37 @@ def signature_problem(function: Callable[..., Any], fields: frozenset[str]) -> s
     return None
 
 
+def misspelt_parameters(function: Callable[..., Any], fields: frozenset[str]) -> list[str]:
+    """The optional parameters of ``function`` that no payload ever fills but that
+    resemble a payload field, each as ``"<parameter>=… (did you mean '<field>'?)"``.
+
+    Such a parameter always gets its default: a guard reading ``tool_nmae=None`` or
+    ``arguments=None`` never sees the call it guards.  A parameter close to no field is
+    left alone (it may be the plugin's own setting).
+    """
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    candidates = [
+        p.name
+        for p in parameters
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        and p.default is not inspect.Parameter.empty
+        and p.name not in fields
+    ]
+    if not candidates:
+        return []
+    import difflib  # deferred: only a callback with such a parameter needs it
+
+    found = []
+    for name in candidates:
+        close = difflib.get_close_matches(name, sorted(fields), n=1, cutoff=0.6)
+        if close:
+            found.append(f"{name}=… (did you mean '{close[0]}'?)")
+    return found
+
+
 class Callback:
     """A callback in dispatch order, with the per-callback runtime state."""
 

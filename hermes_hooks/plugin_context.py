@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import _hermes_names
+from hermes_hooks._callback import describe, misspelt_parameters
 from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import order_group, resembles_gate, suggest_hook
@@ -36,7 +38,7 @@ from hermes_hooks._registry_entries import (
     Tool,
 )
 from hermes_hooks.errors import PluginLoadError, PluginToolOverrideError
-from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, VALID_HOOKS
 from hermes_hooks.middleware import VALID_MIDDLEWARE
 
 if TYPE_CHECKING:
@@ -71,6 +73,28 @@ class UnavailableLlm:
 
     complete = _missing
     complete_structured = _missing
+
+
+def parameter_problem(
+    owner: str, hook_name: str, callback: Callable[..., Any]
+) -> tuple[bool, str] | None:
+    """Log and return, as (whether ``hook_name`` can block, the message), that
+    ``callback`` (registered by ``owner``) declares an optional parameter resembling a
+    payload field that no firing passes, so it always gets its default; None when it
+    declares none.  On a hook that can block the guard then never sees what it guards,
+    so that is an ERROR, else a warning."""
+    fields = CATALOGUE[hook_name].field_names | {TELEMETRY_FIELD}
+    misspelt = misspelt_parameters(callback, fields)
+    if not misspelt:
+        return None
+    message = (
+        f"Plugin '{owner}': its {hook_name} callback {describe(callback)} declares "
+        f"{', '.join(misspelt)}, which no firing passes, so it always gets its default. "
+        "Fix: use the payload field's name"
+    )
+    gate = CATALOGUE[hook_name].fail_closed
+    log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
+    return gate, message
 
 
 @dataclass
@@ -236,6 +260,13 @@ class PluginContext:
             return
         if hook_name not in self._record.hooks:
             self._record.hooks.append(hook_name)
+        self._check_parameters(hook_name, callback)
+
+    def _check_parameters(self, hook_name: str, callback: Callable[..., Any]) -> None:
+        found = parameter_problem(self.manifest.name, hook_name, callback)
+        if found is not None:
+            gate, message = found
+            (self._record.problems if gate else self._record.warnings).append(message)
 
     def register_middleware(self, kind: str, callback: Callable[..., Any]) -> None:
         """Register a middleware callback of ``kind`` (``tool_request``,

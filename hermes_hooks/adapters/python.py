@@ -343,16 +343,23 @@ class PythonSource:
             if group == HOOKIMPL_GROUP:
                 from hermes_hooks._manager import unknown_registration
                 from hermes_hooks.hookspecs import VALID_HOOKS
+                from hermes_hooks.plugin_context import parameter_problem
 
                 self._context.manager.register(target, name=record.key)
                 record.hooks = sorted(
                     c.name for c in self._context.manager.get_hookcallers(target) or ()
                 )
-                for hook in record.hooks:  # the manager logged each unknown one
-                    if hook not in VALID_HOOKS:
-                        gate, message = unknown_registration(record.key, hook)
+                for caller in self._context.manager.get_hookcallers(target) or ():
+                    if caller.name not in VALID_HOOKS:  # the manager logged it
+                        gate, message = unknown_registration(record.key, caller.name)
                         # A guard under a misspelt name never guards: a doctor error.
                         (record.problems if gate else record.warnings).append(message)
+                        continue
+                    for impl in caller.get_hookimpls():
+                        if impl.plugin is target:
+                            found = parameter_problem(record.key, caller.name, impl.function)
+                            if found is not None:
+                                (record.problems if found[0] else record.warnings).append(found[1])
                 return
             # hermes-agent calls the loaded object's ``register``; naming the function
             # itself (``module:register``) is our extension.

@@ -509,3 +509,39 @@ def test_a_base_exception_while_importing_is_caught_with_its_line(home: Path) ->
         "failed",
         f"Abort: no config (raised at {init}:6)",
     )
+
+
+def test_a_misspelt_optional_parameter_is_an_error_on_a_gate_and_a_warning_elsewhere(
+    home: Path, capsys: Any
+) -> None:
+    write_plugin(
+        home / "plugins",
+        "typos",
+        "def guard(tool_nmae=None, args=None, strict=False, **kwargs):\n"
+        "    if tool_nmae == 'terminal':\n"
+        "        return {'action': 'block', 'message': 'never'}\n"
+        "def observe(tool_name, resutl=None, **kwargs):\n"
+        "    return None\n"
+        "def register(ctx):\n"
+        "    ctx.register_hook('pre_tool_call', guard)\n"
+        "    ctx.register_hook('post_tool_call', observe)\n",
+    )
+    hooks = load(home)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, **TOOL_CALL)
+    hooks.close()
+    assert decision.action == "allow"  # the guard never saw the tool name
+    code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "doctor")
+    assert code == 1
+    lines = out.splitlines()
+    # strict=False resembles no payload field: the plugin's own setting, left alone.
+    assert (
+        "✗ plugin typos: Plugin 'typos': its pre_tool_call callback guard declares "
+        "tool_nmae=… (did you mean 'tool_name'?), which no firing passes, so it always gets "
+        "its default. Fix: use the payload field's name"
+    ) in lines
+    assert (
+        "⚠ plugin typos: Plugin 'typos': its post_tool_call callback observe declares "
+        "resutl=… (did you mean 'result'?), which no firing passes, so it always gets its "
+        "default. Fix: use the payload field's name"
+    ) in lines
+    assert [line for line in lines if "strict" in line] == []

@@ -523,3 +523,28 @@ def test_a_pluggy_hookimpl_under_a_misspelt_gate_name_is_a_doctor_error(
     assert record.warnings == [observer]  # doctor: a warning
     logged = [(r.levelno, r.getMessage()) for r in caplog.records if "typo-guard" in r.getMessage()]
     assert sorted(logged) == sorted([(logging.ERROR, gate), (logging.WARNING, observer)])
+
+
+def test_a_pluggy_hookimpl_with_a_misspelt_parameter_is_reported(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _installed_pluggy_plugin(
+        tmp_path / "site",
+        "arg-typo",
+        "import hermes_hooks\n\n"
+        "@hermes_hooks.hookimpl\n"
+        "def pre_tool_call(tool_name, arguments=None, **kwargs):\n"
+        "    return None\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "arg_typo", raising=False)
+    hooks = hermes_hooks.load(home)
+    try:
+        (record,) = [r for r in hooks.sources["python"].records() if r.key == "arg-typo"]
+    finally:
+        hooks.close()
+    assert record.problems == [
+        "Plugin 'arg-typo': its pre_tool_call callback pre_tool_call declares arguments=… "
+        "(did you mean 'args'?), which no firing passes, so it always gets its default. "
+        "Fix: use the payload field's name"
+    ]
