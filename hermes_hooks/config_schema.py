@@ -82,14 +82,55 @@ def unknown_keys(document: YamlDocument, kind: str) -> list[YamlIssue]:
     found: dict[KeyPath, list[str]] = {}
     for path, known in _schema_unknowns(kind, _plain(data)):
         found.setdefault(path, known)
+    extra: list[YamlIssue] = []
     if kind == "config.yaml":
         top = list(_schema(kind).get("properties", {}))
         for key in data:
             name = str(key)
             if name not in top and difflib.get_close_matches(name, top, 1, _TOP_LEVEL_CUTOFF):
                 found.setdefault((name,), top)
+        extra = [_misplaced(document, path, gate) for path, gate in _misplaced_hooks(data)]
+        for issue in extra:
+            found.pop(issue.path, None)  # one message for the key, the one that says why
     issues = [_issue(document, kind, path, known) for path, known in found.items()]
-    return sorted(issues, key=lambda i: (i.position.line, i.position.column))
+    return sorted([*issues, *extra], key=lambda i: (i.position.line, i.position.column))
+
+
+def _misplaced_hooks(data: Mapping[Any, Any], depth: int = 4) -> Iterator[tuple[KeyPath, bool]]:
+    """(path, whether it holds a gate) of every ``hooks`` mapping nested below the top
+    level whose keys name hook events: shell hooks indented under another key
+    (``plugins:``, ``agent:``) are read by no one, so none of them ever runs."""
+    from hermes_hooks.adapters.shell.dialects.claude_tables import EVENTS
+    from hermes_hooks.hookspecs import CATALOGUE
+
+    events = {name: c.fail_closed for name, c in CATALOGUE.items()}
+    events.update((row.name, CATALOGUE[row.event].fail_closed) for row in EVENTS)
+
+    def walk(node: Mapping[Any, Any], path: KeyPath, left: int) -> Iterator[tuple[KeyPath, bool]]:
+        for key, value in node.items():
+            if not isinstance(value, Mapping) or (not path and key == "hooks"):
+                continue  # the top-level block is where hooks belong
+            here = (*path, str(key))
+            named = [events[str(k)] for k in value if str(k) in events]
+            if key == "hooks" and named:
+                yield here, any(named)
+            elif left > 1:
+                yield from walk(value, here, left - 1)
+
+    yield from walk(data, (), depth)
+
+
+def _misplaced(document: YamlDocument, path: KeyPath, gate: bool) -> YamlIssue:
+    where = key_text(path[:-1])
+    return YamlIssue(
+        "error" if gate else "warn",
+        path,
+        document.position(_written_path(document, path)),
+        f"'hooks' under '{where}' is not read: shell hooks and outbound webhooks are read "
+        "only from the top-level 'hooks:' key, so none of these ever runs"
+        + (", gates included" if gate else ""),
+        "move 'hooks:' to the top level of config.yaml (no indentation)",
+    )
 
 
 def _schema_unknowns(kind: str, data: Any) -> Iterator[tuple[KeyPath, list[str]]]:

@@ -109,6 +109,45 @@ def test_a_plugin_section_and_hermes_own_keys_are_not_reported(home: Path, capsy
     assert not [line for line in lines if "config.yaml" in line]
 
 
+def test_a_hooks_block_indented_under_another_key_is_reported_where_it_is(
+    home: Path, capsys: Any
+) -> None:
+    # Nobody reads it there: its gates never run, which must fail doctor.
+    (home / "config.yaml").write_text(
+        textwrap.dedent(
+            """\
+            plugins:
+              hook_callback_timeout: 30
+              hooks:
+                pre_tool_call:
+                  - command: ./gate.sh
+            agent:
+              hooks:
+                post_tool_call:
+                  - command: ./log.sh
+            hooks:
+              PreToolUse:
+                - matcher: terminal
+                  hooks: [{type: command, command: ./claude-gate.sh}]
+            """
+        ),
+        encoding="utf-8",
+    )
+    code, lines = doctor(capsys, home)
+    config = str(home / "config.yaml")
+    assert code == 1
+    # The Claude Code entry's own "hooks" list is where it belongs: not reported here.
+    assert [line for line in lines if config in line] == [
+        f"✗ {config}:3:3: plugins.hooks: 'hooks' under 'plugins' is not read: shell hooks "
+        "and outbound webhooks are read only from the top-level 'hooks:' key, so none of "
+        "these ever runs, gates included; the value is ignored. Fix: move 'hooks:' to the "
+        "top level of config.yaml (no indentation)",
+        f"⚠ {config}:7:3: agent.hooks: 'hooks' under 'agent' is not read: shell hooks and "
+        "outbound webhooks are read only from the top-level 'hooks:' key, so none of these "
+        "ever runs. Fix: move 'hooks:' to the top level of config.yaml (no indentation)",
+    ]
+
+
 def test_hook_yaml_unknown_keys(home: Path, capsys: Any) -> None:
     directory = home / "hooks" / "audit"
     directory.mkdir(parents=True)
