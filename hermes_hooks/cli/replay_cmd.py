@@ -60,7 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="exit 1 if any call was blocked (block) or any callback failed: raised, "
         "timed out, hung, a shell hook not found / not executable / killed / with "
-        "unreadable output, a gateway handler failed (error); may be given twice",
+        "unreadable output, a gateway handler failed, or the home did not load whole: "
+        "an ERROR at load, a plugin or handler that failed to import, a gate not "
+        "approved (error); may be given twice",
     )
     parser.add_argument(
         "--jobs",

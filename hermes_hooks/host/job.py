@@ -189,6 +189,17 @@ def _loaded_home(options: ReplayOptions) -> Iterator[str | None]:
                 handler.removeFilter(rename)
 
 
+def _shown_home(loaded: str | None, options: ReplayOptions) -> Callable[[str], str]:
+    """Text as the user should read it: the replay's copy of the home named as the home
+    itself (log lines get the same from :class:`_RealHomePath`)."""
+    if options.in_place or loaded is None:
+        return lambda text: text
+    from hermes_hooks.config import resolve_home
+
+    real = str(resolve_home(options.home))
+    return lambda text: text.replace(loaded, real)
+
+
 def _surface(platform: str, chosen: str | None) -> str:
     if chosen:
         return chosen
@@ -210,6 +221,7 @@ def replay_file(
     done after each one.
     """
     from hermes_hooks import load
+    from hermes_hooks.host.load_check import LoadErrors, load_problems
     from hermes_hooks.host.loop import ReferenceHost
     from hermes_hooks.host.recording import open_recording
     from hermes_hooks.telemetry import replay_span
@@ -243,12 +255,18 @@ def replay_file(
 
     with _loaded_home(options) as home:
         capture = nullcontext() if options.live_webhooks else capturing(captured)
-        with capture:
+        with capture, LoadErrors().attached() as load_errors:
             hooks = load(
                 home,
                 surface=_surface(header.platform, options.surface),
                 accept_hooks=options.accept_hooks,
                 entry_points=options.entry_points,
+            )
+        if "error" in options.fail_on:  # a guard that never loaded fails the gate too
+            shown = _shown_home(home, options)
+            result.hits.extend(
+                Hit("error", "start-up", "load", subject, "home", shown(message))
+                for subject, message in load_problems(hooks, load_errors.messages)
             )
         host = ReferenceHost(
             hooks, approve=options.approve, keep_fired=False, on_entry=finished, keep_entries=False

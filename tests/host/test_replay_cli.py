@@ -61,8 +61,8 @@ def example_home(tmp_path: Path) -> Path:
     return home
 
 
-def replay(capsys: Any, *argv: str) -> tuple[int, str, str]:
-    code = main(["replay", "--flush-timeout", "0.5", *argv])
+def replay(capsys: Any, *argv: str, flags: tuple[str, ...] = ()) -> tuple[int, str, str]:
+    code = main([*flags, "replay", "--flush-timeout", "0.5", *argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -219,7 +219,17 @@ def test_fail_on_error_gates_on_callback_errors(home: Path, capsys: Any) -> None
         "def boom(**kw):\n    raise ValueError('nope')\n\n"
         "def register(ctx):\n    ctx.register_hook('post_llm_call', boom)\n",
     )
-    code, out, _ = replay(capsys, "--home", str(home), "--fail-on", "error", QUICKSTART)
+    # Entry points aside: the test environment installs one that fails to import on
+    # purpose, which would be a start-up hit of its own.
+    code, out, _ = replay(
+        capsys,
+        "--home",
+        str(home),
+        "--fail-on",
+        "error",
+        QUICKSTART,
+        flags=("--no-entry-points",),
+    )
     assert code == 1
     assert "  callback errors        2" in "\n".join(out.splitlines())
     assert out.splitlines()[-3:] == [

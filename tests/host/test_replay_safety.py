@@ -187,6 +187,43 @@ def test_a_broken_shell_guard_fails_fail_on_error(
     assert code == 0
 
 
+def test_a_policy_that_does_not_load_whole_fails_fail_on_error_at_start_up(
+    home: Path, capsys: Any, tmp_path: Path
+) -> None:
+    # A CI gate must not pass because a guard never ran: a plugin that fails to import,
+    # a gate nobody approved, a gate under a misspelt event.
+    write_plugin(home / "plugins", "guard", "import does_not_exist\n")
+    (home / "gate.sh").write_text("#!/bin/sh\necho '{}'\n", encoding="utf-8")
+    (home / "gate.sh").chmod(0o755)
+    (home / "config.yaml").write_text(
+        "hooks:\n  pre_tool_call:\n    - command: ./gate.sh\n"
+        "  pre_tool_cal:\n    - command: ./gate.sh\n",
+        encoding="utf-8",
+    )
+    recording = write_recording(tmp_path / "one.jsonl", ONE_CALL)
+    code, out, _ = replay(
+        capsys,
+        *("--home", str(home), "--json", "--fail-on", "error", recording),
+        flags=("--no-entry-points",),
+    )
+    assert code == 1
+    failures = json.loads(out)["replays"][0]["failures"]
+    assert [(f["where"], f["hook"], f["callback"], f["source"]) for f in failures] == [
+        ("start-up", "load", "load", "home"),
+        ("start-up", "load", "plugin guard", "home"),
+        ("start-up", "load", "shell hook hooks.pre_tool_call[0]", "home"),
+    ]
+    assert [f["reason"] for f in failures] == [
+        "unknown hook event 'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?",
+        "failed to load: ModuleNotFoundError: No module named 'does_not_exist' "
+        f"(raised at {home / 'plugins' / 'guard' / '__init__.py'}:1)",
+        "./gate.sh: not allowlisted, so this gate does not run",
+    ]
+    # Only --fail-on error counts them: a replay without it still passes.
+    code, _, _ = replay(capsys, "--home", str(home), recording, flags=("--no-entry-points",))
+    assert code == 0
+
+
 def test_a_shell_guard_that_times_out_counts_as_a_timeout(
     home: Path, capsys: Any, tmp_path: Path
 ) -> None:
@@ -198,7 +235,9 @@ def test_a_shell_guard_that_times_out_counts_as_a_timeout(
     )
     recording = write_recording(tmp_path / "one.jsonl", ONE_CALL)
     code, out, _ = replay(
-        capsys, "--home", str(home), "--accept-hooks", "--json", "--fail-on", "error", recording
+        capsys,
+        *("--home", str(home), "--accept-hooks", "--json", "--fail-on", "error", recording),
+        flags=("--no-entry-points",),
     )
     assert code == 1
     data = json.loads(out)
@@ -218,7 +257,10 @@ def test_a_failing_gateway_handler_fails_fail_on_error_under_its_command(
     handler = example_home / "hooks" / "command-logger" / "handler.py"
     handler.write_text("def handle(event_type, context):\n    raise RuntimeError('disk full')\n")
     code, out, _ = replay(
-        capsys, "--home", str(example_home), "--json", "--fail-on", "error", QUICKSTART
+        capsys,
+        *("--home", str(example_home), "--accept-hooks", "--json", "--fail-on", "error"),
+        QUICKSTART,
+        flags=("--no-entry-points",),
     )
     assert code == 1
     data = json.loads(out)
