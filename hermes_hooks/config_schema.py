@@ -100,24 +100,29 @@ def _misplaced_hooks(data: Mapping[Any, Any], depth: int = 4) -> Iterator[tuple[
     """(path, whether it holds a gate) of every ``hooks`` mapping nested below the top
     level whose keys name hook events: shell hooks indented under another key
     (``plugins:``, ``agent:``) are read by no one, so none of them ever runs."""
+
+    def nested(node: Mapping[Any, Any], path: KeyPath, left: int) -> Iterator[tuple[KeyPath, Any]]:
+        for key, value in node.items():
+            if not isinstance(value, Mapping) or (not path and key == "hooks"):
+                continue  # the top-level block is where hooks belong
+            here = (*path, str(key))
+            if key == "hooks":
+                yield here, value
+            elif left > 1:
+                yield from nested(value, here, left - 1)
+
+    found = list(nested(data, (), depth))
+    if not found:  # the usual case: the event tables are not even loaded
+        return
     from hermes_hooks.adapters.shell.dialects.claude_tables import EVENTS
     from hermes_hooks.hookspecs import CATALOGUE
 
     events = {name: c.fail_closed for name, c in CATALOGUE.items()}
     events.update((row.name, CATALOGUE[row.event].fail_closed) for row in EVENTS)
-
-    def walk(node: Mapping[Any, Any], path: KeyPath, left: int) -> Iterator[tuple[KeyPath, bool]]:
-        for key, value in node.items():
-            if not isinstance(value, Mapping) or (not path and key == "hooks"):
-                continue  # the top-level block is where hooks belong
-            here = (*path, str(key))
-            named = [events[str(k)] for k in value if str(k) in events]
-            if key == "hooks" and named:
-                yield here, any(named)
-            elif left > 1:
-                yield from walk(value, here, left - 1)
-
-    yield from walk(data, (), depth)
+    for path, block in found:
+        named = [events[str(k)] for k in block if str(k) in events]
+        if named:
+            yield path, any(named)
 
 
 def _misplaced(document: YamlDocument, path: KeyPath, gate: bool) -> YamlIssue:

@@ -90,10 +90,10 @@ async def _bounded_by_timer(awaitable: Awaitable[Any], limit: float) -> Any:
 class BatchTimer:
     """Bounds each call awaited in one task with one loop timer for the whole batch.
 
-    The per-call protocol is two attribute writes, because a lane runs it for every
+    The per-call protocol is mostly attribute writes, because a lane runs it for every
     event and hook: set :attr:`since` to ``time.perf_counter()`` when a call starts
     (and call :meth:`watch` when its limit differs from :attr:`limit`), and back to
-    None when it ends (then :meth:`forgive_swallowed`).  The timer, armed once, wakes
+    None when it ends, then call :meth:`forgive_swallowed`.  The timer, armed once, wakes
     at the earliest moment the running call could overrun: it cancels the task when
     that call has, else sleeps until the running call's deadline, or for a whole limit
     between calls.  :meth:`run` wraps one awaitable in that protocol.  :meth:`close`
