@@ -560,3 +560,19 @@ def test_doctor_fails_when_a_gate_entry_is_dropped(
         "✗ shell hooks.pre_tool_call[0]: has no non-empty 'command' string; skipped (set "
         "command to the program to run)"
     ) in out.splitlines()
+
+
+def test_a_claude_code_matcher_group_pasted_into_config_yaml_is_named_as_such(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # settings.json nests the commands of a matcher group; here each entry is a command.
+    group = {"matcher": "Bash", "hooks": [{"type": "command", "command": "/gate.sh"}]}
+    parsed = parse({"PreToolUse": [group]})
+    assert parsed.entries == []
+    assert [(p.where, p.weakens_gate) for p in parsed.problems] == [("hooks.PreToolUse[0]", True)]
+    assert errors_of(caplog) == [
+        "/h/config.yaml: hooks.PreToolUse[0]: is a Claude Code settings.json matcher group "
+        "(a 'hooks' list inside the entry); each entry here is one command, so it is "
+        "skipped. Fix: write one '- matcher: ...' / 'command: ...' entry per command, or "
+        "convert the file with hermes-hooks import-claude"
+    ]

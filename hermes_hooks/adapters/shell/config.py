@@ -406,6 +406,18 @@ class _Reader:
             prompt = raw.get("prompt")
             command = f"{model_kind}: {prompt.strip()}" if isinstance(prompt, str) else None
         if not isinstance(command, str) or not command.strip():
+            if command is None and isinstance(raw.get("hooks"), list):
+                # Claude Code's settings.json nests the commands of a matcher group.
+                self.warn(
+                    event,
+                    index,
+                    "is a Claude Code settings.json matcher group (a 'hooks' list inside "
+                    "the entry); each entry here is one command, so it is skipped. Fix: "
+                    "write one '- matcher: ...' / 'command: ...' entry per command, or "
+                    "convert the file with hermes-hooks import-claude",
+                    drops=True,
+                )
+                return None
             self.warn(
                 event,
                 index,
