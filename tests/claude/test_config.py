@@ -360,3 +360,45 @@ def test_doctor_fails_on_a_gate_matcher_or_a_tool_row_it_cannot_honour(
         "✗ shell hooks_claude_tools: hooks_claude_tools.Shell: has no 'tool' (our tool name); "
         "skipped. Fix: 'tool: terminal'"
     ) in lines
+
+
+@pytest.mark.parametrize(
+    ("block", "where", "matcher", "ours", "theirs"),
+    [
+        ({"PreToolUse": [{"matcher": "terminal", "command": "/g.sh"}]}, "PreToolUse[0]",
+         "terminal", "terminal", "Bash"),
+        (
+            {"pre_tool_call": [{"matcher": "write_file|patch", "command": "/g.sh",
+                                "dialect": "claude-code"}]},
+            "pre_tool_call[0]", "write_file|patch", "write_file, patch", "Write, Edit",
+        ),
+    ],
+)  # fmt: skip
+def test_a_hermes_tool_name_in_a_claude_code_matcher_is_an_error_on_a_gate(
+    caplog: pytest.LogCaptureFixture,
+    block: dict[str, Any],
+    where: str,
+    matcher: str,
+    ours: str,
+    theirs: str,
+) -> None:
+    # The claude-code dialect matches Claude's names (Bash), so this gate never fires.
+    parsed = parse(block)
+    assert [(p.where, p.weakens_gate) for p in parsed.problems] == [(f"hooks.{where}", True)]
+    assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
+        (
+            "ERROR",
+            f"/h/config.yaml: hooks.{where}: matcher {matcher!r} matches Hermes' tool names "
+            f"({ours}), never Claude Code's ({theirs}), which a claude-code entry is matched "
+            f"against, so the hook never fires for them. Fix: write matcher: "
+            f"{theirs.replace(', ', '|')}, or set dialect: hermes to use Hermes' names",
+        )
+    ]
+
+
+@pytest.mark.parametrize("matcher", ["Bash", "Bash|terminal", "search_files", "mcp__.*"])
+def test_a_claude_code_matcher_that_can_fire_is_quiet(
+    caplog: pytest.LogCaptureFixture, matcher: str
+) -> None:
+    parse({"PreToolUse": [{"matcher": matcher, "command": "/g.sh"}]})
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -401,4 +401,24 @@ def read_spec(
         )
         return None, ClaudeSpec(spec_event, None, context, options)
     compiled = compile_matcher(value, warn)
+    if compiled is not None and spec_event.subject == "tool":
+        ours = _hermes_names_only(compiled, context.tools)
+        if ours:
+            theirs = list(dict.fromkeys(context.tools.claude_name(tool) for tool in ours))
+            warn(
+                f"matcher {compiled.text!r} matches Hermes' tool names ({', '.join(ours)}), "
+                f"never Claude Code's ({', '.join(theirs)}), which a claude-code entry is "
+                f"matched against, so the hook never fires for them. Fix: write matcher: "
+                f"{'|'.join(theirs)}, or set dialect: hermes to use Hermes' names",
+                narrows=True,
+            )
     return value.strip() or None, ClaudeSpec(spec_event, compiled, context, options)
+
+
+def _hermes_names_only(matcher: Matcher, tools: ToolTable) -> list[str]:
+    """Our names of the table's tools that ``matcher`` matches when it matches none of
+    Claude Code's names (``terminal``, ``write_file|patch``): a matcher written for a
+    Hermes entry, in a claude-code entry that is matched against Claude's names."""
+    if any(matcher(row.claude) for row in tools.rows):
+        return []
+    return list(dict.fromkeys(r.tool for r in tools.rows if r.tool != r.claude and matcher(r.tool)))
