@@ -18,7 +18,13 @@ from typing import Any, Literal
 
 from hermes_hooks._yaml import YamlError, read_yaml
 from hermes_hooks.config_schema import unknown_keys
-from hermes_hooks.gateway.events import is_known_event, meant_a_command, suggest_event
+from hermes_hooks.gateway.commands import canonical_command
+from hermes_hooks.gateway.events import (
+    COMMAND_PREFIX,
+    is_known_event,
+    meant_a_command,
+    suggest_event,
+)
 
 __all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
 
@@ -150,6 +156,18 @@ def _read_enabled(manifest: Manifest, data: dict[str, Any]) -> None:
     )
 
 
+def _canonical_command_event(event: str) -> str | None:
+    """``command:<canonical>`` for a command event written another way
+    (``command:/deploy``, ``command:Deploy``), else None."""
+    if not event.startswith(COMMAND_PREFIX):
+        return None
+    name = event[len(COMMAND_PREFIX) :]
+    if name == "*" or not name:
+        return None
+    canonical = canonical_command(name)
+    return f"{COMMAND_PREFIX}{canonical}" if canonical and canonical != name else None
+
+
 def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
     events = data.get("events")
     if (
@@ -169,7 +187,18 @@ def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
         if event in names:
             continue
         names.append(event)
-        if not is_known_event(event):
+        wanted = _canonical_command_event(event)
+        if wanted is not None:
+            # Commands are emitted under their canonical name: this one never fires, and
+            # a command hook can deny the command.
+            manifest._problem(
+                "error",
+                "events",
+                f"[hooks] {manifest.name}: event '{event}' never fires: command events "
+                "carry the command's canonical name (lower case, without '/')",
+                f"write {wanted}",
+            )
+        elif not is_known_event(event):
             # Meant as a command, it is a command hook (which can deny the command)
             # that never fires: an error, where another misspelt event only warns.
             command = meant_a_command(event)

@@ -94,6 +94,25 @@ def test_an_event_meant_as_a_command_is_an_error_for_doctor(
     assert [(p.level, p.key, p.message) for p in record.problems] == [("error", "events", message)]
 
 
+def test_a_command_event_not_in_canonical_form_is_an_error(
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Commands are emitted as command:<lower-case name without '/'>: these never fire.
+    write_hook(hooks_dir, "deny", events=["command:/deploy", "command:Reset", "command:model"])
+    hooks = load_gateway()
+    messages_ = [
+        f"[hooks] deny: event '{event}' never fires: command events carry the command's "
+        "canonical name (lower case, without '/')"
+        for event in ("command:/deploy", "command:Reset")
+    ]
+    assert messages(caplog, logging.ERROR) == messages_
+    (record,) = hooks.sources["gateway"].records()
+    assert [(p.level, p.message, p.fix) for p in record.problems] == [
+        ("error", messages_[0], "write command:deploy"),
+        ("error", messages_[1], "write command:reset"),
+    ]
+
+
 def test_an_unknown_event_without_close_match_lists_the_valid_ones(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
