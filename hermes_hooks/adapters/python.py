@@ -337,29 +337,38 @@ class PythonSource:
                 )
                 yield record, self._entry_point_loader(ep, group)
 
+    def _register_hookimpls(self, record: PluginRecord, target: Any) -> None:
+        """Register a pluggy-style plugin module or object, and record what doctor must
+        show about its hookimpls: names outside the catalogue, and parameters that
+        resemble a payload field but are never passed (errors where they switch a
+        guard off, else warnings)."""
+        from hermes_hooks._manager import unknown_registration
+        from hermes_hooks.hookspecs import VALID_HOOKS
+        from hermes_hooks.plugin_context import parameter_problem
+
+        manager = self._context.manager
+        manager.register(target, name=record.key)
+        callers = manager.get_hookcallers(target) or []
+        record.hooks = sorted(caller.name for caller in callers)
+        found: list[tuple[bool, str]] = []
+        for caller in callers:
+            if caller.name not in VALID_HOOKS:  # the manager has logged it
+                found.append(unknown_registration(record.key, caller.name))
+                continue
+            for impl in caller.get_hookimpls():
+                problem = impl.plugin is target and parameter_problem(
+                    record.key, caller.name, impl.function
+                )
+                if problem:
+                    found.append(problem)
+        for gate, message in found:
+            (record.problems if gate else record.warnings).append(message)
+
     def _entry_point_loader(self, ep: Any, group: str) -> Callable[[PluginRecord], None]:
         def load_entry_point(record: PluginRecord) -> None:
             target = ep.load()
             if group == HOOKIMPL_GROUP:
-                from hermes_hooks._manager import unknown_registration
-                from hermes_hooks.hookspecs import VALID_HOOKS
-                from hermes_hooks.plugin_context import parameter_problem
-
-                self._context.manager.register(target, name=record.key)
-                record.hooks = sorted(
-                    c.name for c in self._context.manager.get_hookcallers(target) or ()
-                )
-                for caller in self._context.manager.get_hookcallers(target) or ():
-                    if caller.name not in VALID_HOOKS:  # the manager logged it
-                        gate, message = unknown_registration(record.key, caller.name)
-                        # A guard under a misspelt name never guards: a doctor error.
-                        (record.problems if gate else record.warnings).append(message)
-                        continue
-                    for impl in caller.get_hookimpls():
-                        if impl.plugin is target:
-                            found = parameter_problem(record.key, caller.name, impl.function)
-                            if found is not None:
-                                (record.problems if found[0] else record.warnings).append(found[1])
+                self._register_hookimpls(record, target)
                 return
             # hermes-agent calls the loaded object's ``register``; naming the function
             # itself (``module:register``) is our extension.
