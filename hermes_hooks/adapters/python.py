@@ -99,9 +99,10 @@ class PythonSource:
         self._context = context
         self.plugins: list[PluginRecord] = []
         self._modules: list[str] = []
-        #: ``plugins.enabled`` / ``plugins.disabled`` names that match no plugin found,
-        #: as (level, message): see :meth:`_unmatched_names`.
-        self.selection: list[tuple[Level, str]] = []
+        #: What is wrong with discovery as a whole rather than with one plugin, as
+        #: (level, message): a key found twice, and ``plugins.enabled`` /
+        #: ``plugins.disabled`` names that match no plugin (:meth:`_unmatched_names`).
+        self.findings: list[tuple[Level, str]] = []
 
     def records(self) -> list[PluginRecord]:
         """Every plugin found, loaded or not, in plugin order then the rest by key."""
@@ -133,7 +134,7 @@ class PythonSource:
         """Load failures, refused callbacks and loose permissions, for ``doctor``."""
         from hermes_hooks.adapters.python_report import check_python_plugins
 
-        return check_python_plugins(self._context.home, self.records(), self.selection)
+        return check_python_plugins(self._context.home, self.records(), self.findings)
 
     # -- discovery ---------------------------------------------------------------------
 
@@ -147,18 +148,23 @@ class PythonSource:
         if entry_points:
             candidates += self._entry_point_candidates()
         seen: dict[str, PluginRecord] = {}
+        findings: list[tuple[Level, str]] = []
         for record, loader in sorted(candidates, key=lambda c: c[0].key):
             if record.key in known:
                 continue
             if record.key in seen:
+                # An error: the second never runs, and it may be the guard the user
+                # installed (a pip package under the name of an old directory plugin).
                 first = seen[record.key]
-                log.warning(
-                    "Plugin '%s' found twice (%s at %s, and %s at %s); the second is skipped",
-                    record.key,
-                    first.source,
-                    first.path or first.distribution,
-                    record.source,
-                    record.path or record.distribution,
+                findings.append(
+                    (
+                        "error",
+                        f"Plugin '{record.key}' found twice ({first.source} at "
+                        f"{first.path or first.distribution}, and {record.source} at "
+                        f"{record.path or record.distribution}); the second is skipped and "
+                        "never runs. Fix: remove one, or rename one (its plugin.yaml name "
+                        "or its entry point)",
+                    )
                 )
                 continue
             seen[record.key] = record
@@ -172,9 +178,10 @@ class PythonSource:
                 record.error = reason
                 continue
             self._load_one(record, loader)
-        self.selection = self._unmatched_names(entry_points)
-        for level, message in self.selection:
+        findings += self._unmatched_names(entry_points)
+        for level, message in findings:
             log.log(logging.ERROR if level == "error" else logging.WARNING, "%s", message)
+        self.findings = findings
 
     def _unmatched_names(self, scanned_entry_points: bool) -> list[tuple[Level, str]]:
         """Names in ``plugins.enabled`` / ``plugins.disabled`` that match no plugin found.

@@ -44,15 +44,15 @@ def python_section(records: list[PluginRecord]) -> Section:
 
 
 def check_python_plugins(
-    home: Path, records: list[PluginRecord], selection: Sequence[tuple[Level, str]] = ()
+    home: Path, records: list[PluginRecord], discovery: Sequence[tuple[Level, str]] = ()
 ) -> list[Finding]:
     """Python plugins: every load failure and refused callback is an error; a plugin
     directory (or its files, or the plugins root) writable by others is a warning;
-    ``selection``: (level, message) for the ``plugins.enabled``/``disabled`` names that
-    match no plugin."""
+    ``discovery``: (level, message) for what is wrong with discovery as a whole (a key
+    found twice, ``plugins.enabled``/``disabled`` names that match no plugin)."""
     root = home / "plugins"
     findings = [Finding("warn", f"plugins {root}", p) for p in loose_paths([root])]
-    findings.extend(Finding(level, "plugin selection", message) for level, message in selection)
+    findings.extend(Finding(level, "plugin discovery", message) for level, message in discovery)
     for record in records:
         subject = f"plugin {record.key}"
         if record.state == "failed":

@@ -274,7 +274,7 @@ def test_a_misspelt_enabled_name_is_an_error_naming_the_plugin_it_left_off(
     assert [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR] == [message]
     code = main(["--home", str(home), "doctor"])
     assert code == 1
-    assert f"✗ plugin selection: {message}" in capsys.readouterr().out.splitlines()
+    assert f"✗ plugin discovery: {message}" in capsys.readouterr().out.splitlines()
 
 
 def test_an_enabled_name_is_not_judged_without_the_entry_points(home: Path, caplog: Any) -> None:
@@ -282,7 +282,7 @@ def test_an_enabled_name_is_not_judged_without_the_entry_points(home: Path, capl
     write_plugin(home / "plugins", "guard", GUARD)
     (home / "config.yaml").write_text("plugins:\n  enabled: [guard, ep-pluggy]\n", encoding="utf-8")
     hooks = load(home)  # entry_points=False
-    selection = hooks.sources["python"].selection
+    selection = hooks.sources["python"].findings
     hooks.close()
     assert selection == []
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
@@ -293,7 +293,7 @@ def test_a_disabled_name_that_matches_nothing_warns(home: Path, caplog: Any) -> 
     (home / "config.yaml").write_text("plugins:\n  disabled: [noisey]\n", encoding="utf-8")
     hooks = load(home)
     states = {r.key: r.state for r in hooks.sources["python"].records()}
-    selection = hooks.sources["python"].selection
+    selection = hooks.sources["python"].findings
     hooks.close()
     message = (
         f"{home / 'config.yaml'}: plugins.disabled lists 'noisey', which matches no plugin "
@@ -548,3 +548,36 @@ def test_a_pluggy_hookimpl_with_a_misspelt_parameter_is_reported(
         "(did you mean 'args'?), which no firing passes, so it always gets its default. "
         "Fix: use the payload field's name"
     ]
+
+
+def test_a_plugin_key_found_twice_is_an_error_naming_both(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any, caplog: Any
+) -> None:
+    # An old directory plugin and an installed package under one name: one never runs.
+    write_plugin(home / "plugins", "guard", "def register(ctx):\n    pass\n")
+    _installed_pluggy_plugin(
+        tmp_path / "site",
+        "guard",
+        "import hermes_hooks\n\n"
+        "@hermes_hooks.hookimpl\n"
+        "def pre_tool_call(tool_name, args, **kwargs):\n"
+        "    return {'action': 'block', 'message': 'installed guard'}\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.delitem(sys.modules, "guard", raising=False)
+    hooks = hermes_hooks.load(home)
+    try:
+        decision = hooks.pre_tool_call(**tool_payload())
+        findings = hooks.sources["python"].findings
+    finally:
+        hooks.close()
+    assert decision.action == "allow"  # the installed guard is the one skipped
+    message = (
+        f"Plugin 'guard' found twice (directory at {home / 'plugins' / 'guard'}, and "
+        "entry-point:hermes_hooks at guard); the second is skipped and never runs. Fix: "
+        "remove one, or rename one (its plugin.yaml name or its entry point)"
+    )
+    assert [f for f in findings if "found twice" in f[1]] == [("error", message)]
+    assert message in [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert main(["--home", str(home), "doctor"]) == 1
+    assert f"✗ plugin discovery: {message}" in capsys.readouterr().out.splitlines()
