@@ -19,7 +19,13 @@ from hermes_hooks._context import LoadContext
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager
 from hermes_hooks.adapters import ADAPTERS
-from hermes_hooks.config import SAFE_MODE_PROBLEM, read_config, resolve_home, safe_mode
+from hermes_hooks.config import (
+    SAFE_MODE_PROBLEM,
+    read_config,
+    reread_config,
+    resolve_home,
+    safe_mode,
+)
 from hermes_hooks.hooks import Hooks
 
 __all__ = ["attach_sources", "load", "reload"]
@@ -76,13 +82,24 @@ def reload(hooks: Hooks) -> None:
     of the original load: a home loaded for inspection is reloaded for inspection, so
     a reload never prompts or writes the allowlist where the load did not.  Firings on
     other threads keep the previous callbacks until the new set is complete, so a
-    reload never opens a window without the security gates.
+    reload never opens a window without the security gates.  A ``config.yaml`` that
+    cannot be used skips the reload (an ERROR), keeping everything loaded before.
     """
+    config = reread_config(hooks.home)
+    if config is None:
+        # Unusable now (often: caught mid-write): keep every hook loaded before rather
+        # than reload with none, which would switch every gate off.
+        log.error(
+            "%s cannot be used; reload skipped: the hooks and settings loaded before stay "
+            "in effect until it is fixed",
+            hooks.home / "config.yaml",
+        )
+        return
     manager = hooks.manager
     manager.freeze()
     try:
         hooks.unload()
-        hooks.rebind(hooks.context.with_config(read_config(hooks.home)))
+        hooks.rebind(hooks.context.with_config(config))
         attach_sources(hooks)
     finally:
         manager.thaw()

@@ -74,6 +74,9 @@ class ConfigFile:
     path: Path
     data: dict[str, Any] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
+    #: The file exists but could not be read as a whole (unreadable, not UTF-8, not
+    #: YAML, not a mapping): ``data`` is empty because of that, not because it is.
+    unusable: bool = False
 
     @property
     def errors(self) -> list[Finding]:
@@ -93,6 +96,7 @@ class ConfigFile:
             )
         )
         self.data = {}
+        self.unusable = True
         return self
 
 
@@ -145,10 +149,23 @@ def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:
         from hermes_hooks.errors import ConfigError
 
         raise ConfigError("\n".join(f"{f.subject}: {f.message}" for f in config.errors))
+    _log_findings(config)
+    return config.data
+
+
+def reread_config(home: Path) -> dict[str, Any] | None:
+    """For a reload: :func:`read_config`, or None when the file cannot be used, so the
+    caller keeps what it loaded before (an editor caught half-way through a write must
+    not switch every gate off)."""
+    config = inspect_config(home)
+    _log_findings(config)
+    return None if config.unusable else config.data
+
+
+def _log_findings(config: ConfigFile) -> None:
     for finding in config.findings:
         level = logging.ERROR if finding.level == "error" else logging.WARNING
         log.log(level, "%s: %s", finding.subject, finding.message)
-    return config.data
 
 
 #: Logged at every load in safe mode, and doctor's finding then: every guard is off.

@@ -223,7 +223,9 @@ class Hooks(HookCalls):
         the original load (see :func:`hermes_hooks._loader.reload`).
 
         Firings on other threads keep the previous callbacks until the new set is
-        complete, so a reload never opens a window without the security gates.
+        complete, so a reload never opens a window without the security gates.  When
+        ``config.yaml`` cannot be used (unreadable, not YAML), the reload is skipped
+        with an ERROR and everything loaded before stays.
         """
         if self._reloader is None:
             raise RuntimeError(

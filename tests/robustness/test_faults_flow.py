@@ -6,6 +6,7 @@ plugins whose import hangs, and a config file that changes while running.  Part 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -368,10 +369,12 @@ def test_config_changes_apply_at_the_next_load_and_reload_applies_them_once(
         assert log.read_text().split() == ["one", "two"]
         assert hooks.dispatcher.timeout == 2
         (home / "config.yaml").write_text("hooks: [unclosed\n", encoding="utf-8")
-        hooks.reload()  # garbage: warned, defaults, no crash
+        # Garbage (say, an editor caught mid-write): an ERROR, no crash, and the reload
+        # is skipped, so the hooks and settings loaded before stay (no gate drops out).
+        hooks.reload()
         testing.fire(hooks, "post_tool_call")
-        assert log.read_text().split() == ["one", "two"]
-        assert hooks.dispatcher.timeout == 30
+        assert log.read_text().split() == ["one", "two", "two"]
+        assert hooks.dispatcher.timeout == 2
     finally:
         hooks.close()
 
@@ -404,5 +407,31 @@ def test_reloading_while_the_config_is_rewritten_never_raises(home: Path) -> Non
     hooks.reload()
     try:
         assert [cb.source for cb in hooks.manager.callbacks("pre_tool_call")] == ["shell"]
+    finally:
+        hooks.close()
+
+
+def test_a_reload_of_an_unusable_config_keeps_the_gates_loaded_before(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    gate = write_script(
+        home / "agent-hooks" / "gate.sh",
+        sh("""cat >/dev/null; echo '{"action": "block", "message": "gate"}'"""),
+    )
+    approve(home, "pre_tool_call", str(gate))
+    _write_config(home, {"hooks": {"pre_tool_call": [{"command": str(gate)}]}})
+    hooks = hermes_hooks.load(home, entry_points=False)
+    try:
+        assert hooks.pre_tool_call(**tool_payload()).action == "block"
+        (home / "config.yaml").write_text("hooks:\n  pre_tool_call: [\n", encoding="utf-8")
+        hooks.reload()
+        assert hooks.pre_tool_call(**tool_payload()).action == "block"  # still guarded
+        assert (
+            f"{home / 'config.yaml'} cannot be used; reload skipped: the hooks and settings "
+            "loaded before stay in effect until it is fixed"
+        ) in [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+        (home / "config.yaml").write_text("hooks: {}\n", encoding="utf-8")
+        hooks.reload()  # a usable file applies as written, even one without the gate
+        assert hooks.pre_tool_call(**tool_payload()).action == "allow"
     finally:
         hooks.close()
