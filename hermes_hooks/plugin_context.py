@@ -75,14 +75,21 @@ class UnavailableLlm:
     complete_structured = _missing
 
 
+def report(record: PluginRecord, message: str, *, gate: bool) -> None:
+    """Log ``message`` about a plugin and keep it on its ``record``: an ERROR and a doctor
+    error when it leaves a guard switched off (``gate``), else a warning."""
+    log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
+    record.note(message, gate=gate)
+
+
 def parameter_problem(
     owner: str, hook_name: str, callback: Callable[..., Any]
 ) -> tuple[bool, str] | None:
-    """Log and return, as (whether ``hook_name`` can block, the message), that
-    ``callback`` (registered by ``owner``) declares an optional parameter resembling a
-    payload field that no firing passes, so it always gets its default; None when it
-    declares none.  On a hook that can block the guard then never sees what it guards,
-    so that is an ERROR, else a warning."""
+    """(whether ``hook_name`` can block, the message) when ``callback`` (registered by
+    ``owner``) declares an optional parameter resembling a payload field that no firing
+    passes, so it always gets its default; None when it declares none.  On a hook that
+    can block the guard then never sees what it guards, which :func:`report` makes an
+    ERROR."""
     fields = CATALOGUE[hook_name].field_names | {TELEMETRY_FIELD}
     misspelt = misspelt_parameters(callback, fields)
     if not misspelt:
@@ -92,9 +99,7 @@ def parameter_problem(
         f"{', '.join(misspelt)}, which no firing passes, so it always gets its default. "
         "Fix: use the payload field's name"
     )
-    gate = CATALOGUE[hook_name].fail_closed
-    log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
-    return gate, message
+    return CATALOGUE[hook_name].fail_closed, message
 
 
 @dataclass
@@ -240,12 +245,8 @@ class PluginContext:
                 f"Plugin '{self.manifest.name}' registered unknown hook '{hook_name}' — "
                 f"{suggest_hook(hook_name)} Kept inert: it never fires."
             )
-            if resembles_gate(hook_name):  # a guard under a misspelt name never guards
-                log.error("%s", message)
-                self._record.problems.append(message)
-            else:
-                log.warning("%s", message)
-                self._record.warnings.append(message)
+            # A guard under a name close to a gate's never guards: an error then.
+            report(self._record, message, gate=resembles_gate(hook_name))
             self._context.registry.add(InertHook(key, hook_name, callback))
             return
         manager = self._context.manager
@@ -265,8 +266,7 @@ class PluginContext:
     def _check_parameters(self, hook_name: str, callback: Callable[..., Any]) -> None:
         found = parameter_problem(self.manifest.name, hook_name, callback)
         if found is not None:
-            gate, message = found
-            (self._record.problems if gate else self._record.warnings).append(message)
+            report(self._record, found[1], gate=found[0])
 
     def register_middleware(self, kind: str, callback: Callable[..., Any]) -> None:
         """Register a middleware callback of ``kind`` (``tool_request``,

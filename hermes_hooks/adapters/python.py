@@ -89,6 +89,11 @@ class PluginRecord:
         """A JSON-ready view for ``--json`` output."""
         return dict(vars(self))
 
+    def note(self, message: str, *, gate: bool) -> None:
+        """Keep ``message`` for ``list`` and ``doctor``: a problem (a doctor error) when
+        it leaves a guard switched off, else a warning."""
+        (self.problems if gate else self.warnings).append(message)
+
 
 class PythonSource:
     """The Python plugins of one load."""
@@ -351,25 +356,23 @@ class PythonSource:
         guard off, else warnings)."""
         from hermes_hooks._manager import unknown_registration
         from hermes_hooks.hookspecs import VALID_HOOKS
-        from hermes_hooks.plugin_context import parameter_problem
+        from hermes_hooks.plugin_context import parameter_problem, report
 
         manager = self._context.manager
         manager.register(target, name=record.key)
         callers = manager.get_hookcallers(target) or []
         record.hooks = sorted(caller.name for caller in callers)
-        found: list[tuple[bool, str]] = []
         for caller in callers:
             if caller.name not in VALID_HOOKS:  # the manager has logged it
-                found.append(unknown_registration(record.key, caller.name))
+                gate, message = unknown_registration(record.key, caller.name)
+                record.note(message, gate=gate)
                 continue
             for impl in caller.get_hookimpls():
                 problem = impl.plugin is target and parameter_problem(
                     record.key, caller.name, impl.function
                 )
                 if problem:
-                    found.append(problem)
-        for gate, message in found:
-            (record.problems if gate else record.warnings).append(message)
+                    report(record, problem[1], gate=problem[0])
 
     def _entry_point_loader(self, ep: Any, group: str) -> Callable[[PluginRecord], None]:
         def load_entry_point(record: PluginRecord) -> None:

@@ -474,9 +474,11 @@ def test_a_firing_during_a_reload_still_meets_the_old_gate(
     assert seen == ["gate v1", "gate v1", "gate v2"]
 
 
-def _installed_pluggy_plugin(root: Path, name: str, body: str) -> None:
-    """A real distribution on ``sys.path`` (its dist-info and module), whose
-    ``hermes_hooks`` entry point is the pluggy-style module ``body``."""
+def _installed_pluggy_plugin(
+    monkeypatch: pytest.MonkeyPatch, root: Path, name: str, body: str
+) -> None:
+    """A real distribution put on ``sys.path`` for the test (its dist-info and module),
+    whose ``hermes_hooks`` entry point is the pluggy-style module ``body``."""
     module = name.replace("-", "_")
     info = root / f"{module}-1.0.dist-info"
     info.mkdir(parents=True)
@@ -485,12 +487,15 @@ def _installed_pluggy_plugin(root: Path, name: str, body: str) -> None:
     )
     (info / "entry_points.txt").write_text(f"[hermes_hooks]\n{name} = {module}\n", encoding="utf-8")
     (root / f"{module}.py").write_text(body, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(root))  # after the files: import caches see them
+    monkeypatch.delitem(sys.modules, module, raising=False)
 
 
 def test_a_pluggy_hookimpl_under_a_misspelt_gate_name_is_a_doctor_error(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: Any
 ) -> None:
     _installed_pluggy_plugin(
+        monkeypatch,
         tmp_path / "site",
         "typo-guard",
         "import hermes_hooks\n\n"
@@ -501,8 +506,6 @@ def test_a_pluggy_hookimpl_under_a_misspelt_gate_name_is_a_doctor_error(
         "def post_tool_cal(tool_name, **kwargs):\n"
         "    return None\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.delitem(sys.modules, "typo_guard", raising=False)
     hooks = hermes_hooks.load(home)
     try:
         (record,) = [r for r in hooks.sources["python"].records() if r.key == "typo-guard"]
@@ -529,6 +532,7 @@ def test_a_pluggy_hookimpl_with_a_misspelt_parameter_is_reported(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _installed_pluggy_plugin(
+        monkeypatch,
         tmp_path / "site",
         "arg-typo",
         "import hermes_hooks\n\n"
@@ -536,8 +540,6 @@ def test_a_pluggy_hookimpl_with_a_misspelt_parameter_is_reported(
         "def pre_tool_call(tool_name, arguments=None, **kwargs):\n"
         "    return None\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.delitem(sys.modules, "arg_typo", raising=False)
     hooks = hermes_hooks.load(home)
     try:
         (record,) = [r for r in hooks.sources["python"].records() if r.key == "arg-typo"]
@@ -556,6 +558,7 @@ def test_a_plugin_key_found_twice_is_an_error_naming_both(
     # An old directory plugin and an installed package under one name: one never runs.
     write_plugin(home / "plugins", "guard", "def register(ctx):\n    pass\n")
     _installed_pluggy_plugin(
+        monkeypatch,
         tmp_path / "site",
         "guard",
         "import hermes_hooks\n\n"
@@ -563,8 +566,6 @@ def test_a_plugin_key_found_twice_is_an_error_naming_both(
         "def pre_tool_call(tool_name, args, **kwargs):\n"
         "    return {'action': 'block', 'message': 'installed guard'}\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.delitem(sys.modules, "guard", raising=False)
     hooks = hermes_hooks.load(home)
     try:
         decision = hooks.pre_tool_call(**tool_payload())
