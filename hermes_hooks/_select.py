@@ -46,10 +46,11 @@ _NONE: Outcome = ("none", None)
 ALLOW_WORDS = frozenset({"", "allow", "continue", "proceed", "pass", "ok", "none", "noop"})
 
 
-#: Keys of a returned dict that show it meant to decide, in another system's words
-#: (Claude Code's shell answers), when it has no ``action``.
+#: Keys of a returned dict that show it meant to stop or steer the call, in another
+#: system's words (Claude Code's shell answers), when it has no ``action``.  An ``allow``
+#: key is no such sign: letting the call through is what happens anyway.
 _DECISION_KEYS = frozenset(
-    {"decision", "permissionDecision", "hookSpecificOutput", "block", "deny", "allow"}
+    {"decision", "permissionDecision", "hookSpecificOutput", "block", "deny"}
 )
 
 

@@ -337,7 +337,11 @@ def test_failure_matrix(
         )
     else:
         assert (decision.action, decision.message) == ("allow", None)
-    warned = [m for m in warnings_of(caplog) if m.startswith("shell hook hooks.pre_tool_call[0]")]
+    # An answer in words no reader knows is an ERROR (the gate's decision is lost, as
+    # for a Python guard's); every other failure of the matrix warns.
+    level = logging.ERROR if reason.startswith("answered ") else logging.WARNING
+    logged = [r.getMessage() for r in caplog.records if r.levelno == level]
+    warned = [m for m in logged if m.startswith("shell hook hooks.pre_tool_call[0]")]
     assert warned and reason in warned[0]
 
 

@@ -20,6 +20,7 @@ dialect's: a reader given to :func:`interpret` (see
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -150,8 +151,9 @@ class Reading:
         contract = CATALOGUE.get(self.entry.event)
         return contract is not None and contract.fail_closed
 
-    def warn(self, problem: str) -> None:
-        """A failure: one WARNING per hook and reason, with a redacted stderr excerpt."""
+    def warn(self, problem: str, level: int = logging.WARNING) -> None:
+        """A failure: logged once per hook and reason (at ``level``), with a redacted
+        stderr excerpt."""
         entry = self.entry
         self.problem = problem
         stderr = stderr_text(self.result)
@@ -163,12 +165,13 @@ class Reading:
             entry.command,
             problem,
             f"; stderr: {excerpt(stderr, STDERR_MESSAGE_LIMIT)}" if stderr else "",
+            level=level,
         )
 
-    def fail(self, problem: str, reason: str | None = None) -> None:
-        """A failure that blocks a fail-closed hook: warn about ``problem``; the block
-        message names ``reason`` (``problem`` when not given)."""
-        self.warn(problem)
+    def fail(self, problem: str, reason: str | None = None, level: int = logging.WARNING) -> None:
+        """A failure that blocks a fail-closed hook: log ``problem`` (at ``level``); the
+        block message names ``reason`` (``problem`` when not given)."""
+        self.warn(problem, level)
         self.failure = reason or problem
 
     def exit_two_blocks(self, directive: Directive) -> None:

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -296,10 +297,12 @@ def read(reading: Reading) -> Directive | None:
         unread = _unread_gate_answer(doc)
         if unread is not None:
             # Meant to decide, in words no reader knows: a failure, so a fail-closed
-            # gate blocks, as for any output it cannot read.
+            # gate blocks, as for any output it cannot read; and an ERROR, as for a
+            # Python guard's ignored answer, since the gate's decision is lost.
             reading.fail(
                 f"answered {unread}, which a pre_tool_call hook cannot say "
-                "(block, approve or modify); the answer is ignored"
+                "(block, approve or modify); the answer is ignored",
+                level=logging.ERROR,
             )
     return directive
 
