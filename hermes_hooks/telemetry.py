@@ -28,7 +28,8 @@ hermes_hooks`` stays light and works without the extra.  ``load()`` does not imp
 either unless the home has queues to observe (webhook lanes, a durable outbox): a
 :class:`Telemetry` looks the API up without importing it, and binds its tracer and
 metric instruments on first use (the first firing that runs a callback, the first
-callback run reported, the first gateway emission).
+callback run reported, the first gateway emission) once a real provider is configured:
+with none, firings cost what they cost with telemetry off.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import contextvars
 import importlib.util
 import inspect
 import os
+import sys
 import threading
 import time
 import weakref
@@ -157,6 +159,56 @@ def set_providers(tracer_provider: Any = None, meter_provider: Any = None) -> No
     """
     _providers["tracer"] = tracer_provider
     _providers["meter"] = meter_provider
+
+
+#: Where the OpenTelemetry API keeps the global providers: (module, attribute, the
+#: API's no-op class). The attribute is None until the application sets a provider;
+#: a provider that is the API's no-op one records nothing either.
+_GLOBAL_PROVIDERS = (
+    ("opentelemetry.trace", "_TRACER_PROVIDER", "NoOpTracerProvider"),
+    ("opentelemetry.metrics._internal", "_METER_PROVIDER", "NoOpMeterProvider"),
+)
+#: Environment variables through which the API loads a provider on first use.
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+_MISSING = object()
+
+
+def _real_provider(provider: Any, module: Any, noop: str) -> bool:
+    """Whether ``provider`` can record anything (it is set, and not the no-op one)."""
+    if provider is None:
+        return False
+    noop_class = getattr(module, noop, None) if module is not None else None
+    return not (isinstance(noop_class, type) and isinstance(provider, noop_class))
+
+
+def _global_provider_set() -> bool:
+    """Whether the application has set a real global tracer or meter provider.
+
+    Asked on every firing until the answer is yes, so it only reads module attributes:
+    an API module that was never imported cannot hold a provider either. An API whose
+    globals are not where this looks for them counts as set, so that a future API
+    release costs the fast path, never the spans.
+    """
+    for module_name, attribute, noop in _GLOBAL_PROVIDERS:
+        module = sys.modules.get(module_name)
+        if module is None:
+            continue
+        provider = getattr(module, attribute, _MISSING)
+        if provider is _MISSING or _real_provider(provider, module, noop):
+            return True
+    return False
+
+
+def _explicit_provider(tracer_provider: Any, meter_provider: Any) -> bool:
+    """Whether a load starts with a real provider: one given to :func:`set_providers`,
+    or one the environment names (the API loads it on first use)."""
+    if any(name in os.environ for name in _PROVIDER_VARIABLES):
+        return True
+    given = zip((tracer_provider, meter_provider), _GLOBAL_PROVIDERS, strict=True)
+    return any(
+        _real_provider(provider, sys.modules.get(module_name), noop)
+        for provider, (module_name, _attribute, noop) in given
+    )
 
 
 def instrument(hooks: Hooks) -> Telemetry | None:
@@ -308,6 +360,12 @@ class Telemetry:
     It offers the dispatcher's firing methods (:meth:`fire`, :meth:`afire`,
     :meth:`fire_all`) with a span around each; the facade calls these instead of the
     dispatcher's when telemetry is on.
+
+    Many environments carry the API as a dependency of something else and configure no
+    provider: spans would then go to the API's proxy and be dropped. Until a real
+    provider is there (given to :func:`set_providers`, named by the environment, or set
+    globally by the application, at any time after ``load()``), a firing goes straight
+    to the dispatcher: no span, no metric, no context copies for bounded callbacks.
     """
 
     def __init__(self, hooks: Hooks) -> None:
@@ -325,9 +383,29 @@ class Telemetry:
         self._unusable = False  # binding failed: run untraced
         self._closed = False
         self._gateway_dropped: dict[str, int] = {}
+        self._unsubscribe: Callable[[], None] | None = None
+        # True once a real provider is there: spans and metrics are then made.
+        self._live = False
+        if _explicit_provider(self._tracer_provider, self._meter_provider):
+            self._observe()
+        _active = True
+
+    def _observe(self) -> None:
+        """Start making spans: hear every callback run, and carry the firing's context
+        into bounded callbacks."""
         self._unsubscribe = self._dispatcher.subscribe(self._on_record)
         self._dispatcher.carry = carried
-        _active = True
+        self._live = True
+
+    def _wake(self) -> bool:
+        """Whether a real provider is there now (asked while there was none); the first
+        time one is, start observing."""
+        if not _global_provider_set():
+            return False
+        with self._bind_lock:
+            if not self._live and not self._closed:
+                self._observe()
+        return True
 
     def _bind(self) -> bool:
         """Import the API and make the tracer and metric instruments, once; False when
@@ -375,9 +453,11 @@ class Telemetry:
 
     def close(self) -> None:
         """Stop observing the dispatcher (a reload builds a new one if still enabled)."""
-        self._unsubscribe()
-        self._dispatcher.carry = None
         with self._bind_lock:
+            if self._unsubscribe is not None:
+                self._unsubscribe()
+                self._unsubscribe = None
+                self._dispatcher.carry = None
             self._closed = True
             if self._tracer is not None:
                 self._metrics.live.discard(self)
@@ -424,6 +504,8 @@ class Telemetry:
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """:meth:`Dispatcher.fire <hermes_hooks._dispatch.Dispatcher.fire>` inside a
         span named after the hook (no span when no callback listens)."""
+        if not self._live and not self._wake():
+            return self._dispatcher.fire(hook, payload)
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return self._dispatcher.fire(hook, payload)
@@ -438,6 +520,8 @@ class Telemetry:
     def fire_all(self, hook: str, payload: dict[str, Any]) -> list[Any]:
         """:meth:`Dispatcher.fire_all <hermes_hooks._dispatch.Dispatcher.fire_all>`
         inside a span named after the hook."""
+        if not self._live and not self._wake():
+            return self._dispatcher.fire_all(hook, payload)
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return self._dispatcher.fire_all(hook, payload)
@@ -449,6 +533,8 @@ class Telemetry:
 
     async def afire(self, hook: str, payload: dict[str, Any]) -> Any:
         """The async twin of :meth:`fire`."""
+        if not self._live and not self._wake():
+            return await self._dispatcher.afire(hook, payload)
         callbacks = self._manager.firing_callbacks(hook) if hook in VALID_HOOKS else ()
         if not callbacks:
             return await self._dispatcher.afire(hook, payload)
@@ -548,6 +634,8 @@ class Telemetry:
     def gateway_emit(self, event: str, handlers: int) -> Context | None:
         """A span for one gateway emission (named after the event, ended at once: the
         handlers run later on their lanes); returns its context for them to run in."""
+        if not self._live and not self._wake():
+            return None
         if self._tracer is None and not self._bind():
             return None
         try:
@@ -574,6 +662,8 @@ class Telemetry:
         return trace.set_span_in_context(span)
 
     def _on_gateway_record(self, record: CallRecord) -> None:
+        if not self._live and not self._wake():
+            return
         if self._tracer is None and not self._bind():  # bound by the emission, as a rule
             return
         try:

@@ -53,7 +53,18 @@ print(json.dumps({
     "imported": [name for name in HEAVY if name in sys.modules],
 }))
 
-# An application sets its providers after load(): the first firing still uses them.
+
+def gate(tool_name, **kwargs):
+    return {"action": "block", "message": "no"}
+
+
+hooks.manager.register_callback("pre_tool_call", gate, owner="policy")
+# The API is installed but no provider is configured: a firing makes no span, records
+# no metric, and does not even import the API.
+print(hooks.pre_tool_call(tool_name="terminal", args={}).action)
+print(json.dumps([name for name in HEAVY if name in sys.modules]))
+
+# An application sets its providers after load(): the next firing uses them.
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
@@ -67,13 +78,6 @@ tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
 trace.set_tracer_provider(tracer_provider)
 reader = InMemoryMetricReader()
 metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
-
-
-def gate(tool_name, **kwargs):
-    return {"action": "block", "message": "no"}
-
-
-hooks.manager.register_callback("pre_tool_call", gate, owner="policy")
 print(hooks.pre_tool_call(tool_name="terminal", args={}).action)
 print(json.dumps([span.name for span in exporter.get_finished_spans()]))
 firings = [
@@ -101,9 +105,11 @@ def test_an_empty_home_loads_without_the_machinery_it_has_no_use_for(home: Path)
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
-    loaded, action, spans, firings = result.stdout.splitlines()
+    loaded, unconfigured, imported, action, spans, firings = result.stdout.splitlines()
     assert json.loads(loaded) == {"telemetry": True, "imported": []}
-    # The firing imported the API then, and traced into the providers set after load().
+    assert unconfigured == "block"
+    assert json.loads(imported) == []
+    # The next firing traced into the providers set after load(), and only it.
     assert action == "block"
     assert json.loads(spans) == ["python policy:gate", "pre_tool_call"]
     assert json.loads(firings) == [
