@@ -33,6 +33,7 @@ from typing import Any
 from hermes_hooks._log import get_logger, remember_secret
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.user_regex import UserRegex
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
 from hermes_hooks.webhooks.urls import redact_urls
 
@@ -81,16 +82,20 @@ _KNOWN_KEYS = frozenset(
 @dataclass(frozen=True)
 class Matcher:
     """A compiled D-66 matcher: the whole tool name must match; an invalid regular
-    expression falls back to literal equality; a missing tool name never matches."""
+    expression falls back to literal equality; a missing tool name never matches.  The
+    expression runs in bounded time (:class:`~hermes_hooks.user_regex.UserRegex`): a name
+    it cannot finish on is not delivered (a webhook cannot block, and what a filter may
+    have kept from leaving the machine stays here), with one WARNING."""
 
     pattern: str
-    regex: re.Pattern[str] | None
+    regex: UserRegex | None
+    label: str = ""
 
     @classmethod
     def compile(cls, pattern: str, label: str) -> Matcher:
         """Compile ``pattern`` once, warning (and matching literally) if it is invalid."""
         try:
-            return cls(pattern, re.compile(pattern))
+            return cls(pattern, UserRegex(pattern), label)
         except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
             log.warning(
                 "outbound webhook %s: matcher %r is not a valid regular expression (%s); "
@@ -99,7 +104,7 @@ class Matcher:
                 pattern,
                 exc,
             )
-            return cls(pattern, None)
+            return cls(pattern, None, label)
 
     def matches(self, tool_name: Any) -> bool:
         """Whether ``tool_name`` passes this matcher."""
@@ -107,7 +112,8 @@ class Matcher:
             return False
         if self.regex is None:
             return tool_name == self.pattern
-        return self.regex.fullmatch(tool_name) is not None
+        where = f"outbound webhook {self.label}"
+        return self.regex.decide(tool_name, gate=False, where=where, log=log)
 
 
 @dataclass(frozen=True)

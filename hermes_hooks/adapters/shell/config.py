@@ -467,6 +467,7 @@ class _Reader:
             rank=rank,
             persistent=self.persistent(event, index, raw.get("persistent")),
             base=None if self.base is None else os.fspath(self.base),
+            source=self.source,
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:

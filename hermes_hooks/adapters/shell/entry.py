@@ -4,11 +4,13 @@ shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.errors import ConfigError
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.user_regex import UserRegex
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell.dialects.claude_tables import ClaudeSpec
@@ -21,6 +23,8 @@ __all__ = [
     "ShellEntry",
     "Warn",
 ]
+
+log = get_logger("hermes_hooks.shell")
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
@@ -51,7 +55,7 @@ class EntryMatcher(NamedTuple):
     """An entry's ``matcher`` as its dialect read it."""
 
     text: str | None = None  # as written (trimmed); None matches everything
-    pattern: re.Pattern[str] | None = None  # the Hermes dialect's compiled expression
+    pattern: UserRegex | None = None  # the Hermes dialect's compiled expression
     claude: ClaudeSpec | None = None  # the Claude Code dialect's side of the entry
 
 
@@ -66,7 +70,7 @@ class ShellEntry:
     matcher: str | None = None
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
-    pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    pattern: UserRegex | None = field(default=None, repr=False)
     dialect: str = "hermes"  # or "claude-code"
     claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
     declared: str | None = None  # the event key as written, when not ours (PreToolUse)
@@ -75,6 +79,8 @@ class ShellEntry:
     #: The folder relative paths in ``command`` resolve against: the home the entry was
     #: read from (None: the current directory, for an entry read without a home).
     base: str | None = None
+    #: The file the entry was read from, for messages.
+    source: str = "config.yaml"
 
     @property
     def key(self) -> tuple[str, str | None, str, str]:
@@ -90,17 +96,30 @@ class ShellEntry:
         """``hooks.<event>[<index>]`` as written in the file, for messages."""
         return f"hooks.{self.declared or self.event}[{self.index}]"
 
+    @property
+    def origin(self) -> str:
+        """``<file>: hooks.<event>[<index>]``: where a message about the entry points."""
+        return f"{self.source}: {self.where}"
+
+    @property
+    def gate(self) -> bool:
+        """Whether the entry's event can block (its hook is a gate); an event outside
+        the catalogue counts as one, since in doubt a gate runs."""
+        contract = CATALOGUE.get(self.event)
+        return contract is None or contract.fail_closed
+
     def matches(self, tool_name: Any) -> bool:
         """D-66: no matcher matches everything; a set matcher must match the whole tool
         name (literal equality when the regex did not compile) and never matches a
         missing one.  A claude-code entry applies Claude Code's rules to Claude's name
-        of the tool instead."""
+        of the tool instead.  A match that cannot finish in time counts as a match on
+        a gate and as none elsewhere (:meth:`UserRegex.decide`)."""
         if self.claude is not None:
-            return self.claude.matches_tool(tool_name)
+            return self.claude.matches_tool(tool_name, self.origin)
         if self.matcher is None:
             return True
         if not isinstance(tool_name, str):
             return False
         if self.pattern is None:
             return tool_name == self.matcher
-        return self.pattern.fullmatch(tool_name) is not None
+        return self.pattern.decide(tool_name, gate=self.gate, where=self.origin, log=log)

@@ -497,7 +497,7 @@ class ClaudeCodeDialect:
         ``if:`` rule on at least one of the call's inputs."""
         spec = entry.claude
         assert spec is not None
-        if not spec.fires(payload):
+        if not spec.fires(payload, entry.origin):
             return False
         if spec.options.condition is None:
             return True

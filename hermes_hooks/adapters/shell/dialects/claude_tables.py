@@ -39,6 +39,8 @@ from hermes_hooks.adapters.shell.dialects.claude_tools import (
     ToolTable,
     tool_table,
 )
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.user_regex import UserRegex
 
 if TYPE_CHECKING:
     from hermes_hooks.adapters.shell.entry import Warn
@@ -167,19 +169,34 @@ _SEPARATORS = re.compile(r"[,|]")
 
 @dataclass(frozen=True)
 class Matcher:
-    """A compiled Claude Code matcher (never "match everything": that is None)."""
+    """A compiled Claude Code matcher (never "match everything": that is None).  A
+    regular expression runs in bounded time (:class:`~hermes_hooks.user_regex.UserRegex`)."""
 
     text: str
     names: frozenset[str] | None = None  # exact names
-    pattern: re.Pattern[str] | None = None  # an unanchored regular expression
+    pattern: UserRegex | None = None  # an unanchored regular expression
 
-    def __call__(self, value: Any) -> bool:
-        """Whether ``value`` (a tool name, a session source, ...) matches."""
+    def test(self, value: Any) -> bool | None:
+        """Whether ``value`` (a tool name, a session source, ...) matches; None when
+        the expression could not finish on it in time."""
         if not isinstance(value, str):
             return False
         if self.pattern is not None:
-            return self.pattern.search(value) is not None
+            return self.pattern.test(value)
         return self.names is not None and value in self.names
+
+    def __call__(self, value: Any) -> bool:
+        """Whether ``value`` matches, as far as is known (a check that must not claim
+        what it could not see)."""
+        return self.test(value) is True
+
+    def decide(self, value: Any, *, gate: bool, where: str) -> bool:
+        """Whether the hook runs for ``value``: a match that cannot finish in time
+        counts as one on a gate and as none elsewhere, with one WARNING naming
+        ``where``."""
+        if self.pattern is None or not isinstance(value, str):
+            return self(value)
+        return self.pattern.decide(value, gate=gate, where=where, log=log)
 
 
 def compile_matcher(value: str, warn: Warn) -> Matcher | None:
@@ -194,8 +211,8 @@ def compile_matcher(value: str, warn: Warn) -> Matcher | None:
         names = frozenset(n.strip() for n in _SEPARATORS.split(text) if n.strip())
         return Matcher(text, names=names) if names else None
     try:
-        return Matcher(text, pattern=re.compile(text))
-    except re.error as exc:
+        return Matcher(text, pattern=UserRegex(text, search=True))
+    except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
         warn(
             f"matcher {text!r} is not a regular expression Python understands ({exc}); the "
             "hook fires only for a name equal to it. Fix: write it as Python's re module "
@@ -301,22 +318,31 @@ class ClaudeSpec:
     context: ClaudeContext = field(repr=False)
     options: HandlerOptions = field(default_factory=HandlerOptions)
 
-    def matches_tool(self, tool_name: Any) -> bool:
-        """Whether the matcher accepts our tool ``tool_name`` (always, off tool events)."""
+    @property
+    def gate(self) -> bool:
+        """Whether the entry's event can block (PreToolUse)."""
+        return CATALOGUE[self.event.event].fail_closed
+
+    def matches_tool(self, tool_name: Any, where: str = "config.yaml") -> bool:
+        """Whether the matcher accepts our tool ``tool_name`` (always, off tool events);
+        ``where`` names the entry in a warning about a match that cannot finish."""
         if self.matcher is None or self.event.subject != "tool":
             return True
         if not isinstance(tool_name, str):
             return False
-        return self.matcher(self.context.tools.claude_name(tool_name))
+        return self.matcher.decide(
+            self.context.tools.claude_name(tool_name), gate=self.gate, where=where
+        )
 
-    def fires(self, payload: Mapping[str, Any]) -> bool:
-        """Whether Claude Code would run the hook for this firing of our event."""
+    def fires(self, payload: Mapping[str, Any], where: str = "config.yaml") -> bool:
+        """Whether Claude Code would run the hook for this firing of our event;
+        ``where`` names the entry in a warning about a match that cannot finish."""
         statuses = self.event.statuses
         if statuses is not None and payload.get("status") not in statuses:
             return False
         if self.matcher is None:
             return True
-        return self.matcher(self.subject(payload))
+        return self.matcher.decide(self.subject(payload), gate=self.gate, where=where)
 
     def subject(self, payload: Mapping[str, Any]) -> Any:
         """The value Claude's matcher is applied to on this event."""
@@ -418,7 +444,8 @@ def read_spec(
 def _hermes_names_only(matcher: Matcher, tools: ToolTable) -> list[str]:
     """Our names of the table's tools that ``matcher`` matches when it matches none of
     Claude Code's names (``terminal``, ``write_file|patch``): a matcher written for a
-    Hermes entry, in a claude-code entry that is matched against Claude's names."""
-    if any(matcher(row.claude) for row in tools.rows):
+    Hermes entry, in a claude-code entry that is matched against Claude's names.  A
+    name the expression cannot finish on in time proves nothing, so it never says so."""
+    if any(matcher.test(row.claude) is not False for row in tools.rows):
         return []
     return list(dict.fromkeys(r.tool for r in tools.rows if r.tool != r.claude and matcher(r.tool)))

@@ -49,6 +49,7 @@ from hermes_hooks.adapters.shell.output import interpret as interpret_with
 from hermes_hooks.adapters.shell.run import STREAM_CAP, RunResult, run_command
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.user_regex import UserRegex
 
 __all__ = ["DIALECT", "MATCHER_EVENTS", "HermesDialect", "interpret", "normalise", "read"]
 
@@ -83,7 +84,8 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
         )
         return EntryMatcher()
     try:
-        compiled = re.compile(matcher)
+        # Bounded: the checks below run the user's expression at load.
+        compiled = UserRegex(matcher)
     except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
         warn(
             f"matcher {matcher!r} is not a valid regular expression ({exc}); the hook "
@@ -114,36 +116,33 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
     return EntryMatcher(matcher, compiled)
 
 
-def _misspelt_tools(matcher: str, pattern: re.Pattern[str]) -> list[str]:
+def _misspelt_tools(matcher: str, pattern: UserRegex) -> list[str]:
     """The built-in tools ``pattern`` matches only when case and the word separator are
     ignored (``Terminal``, ``read-file``, ``ReadFile``), when it matches none of them as
-    written: a matcher that would never fire for the tools it names."""
-    if any(pattern.fullmatch(tool) for tool in BUILTIN_TOOLS):
+    written: a matcher that would never fire for the tools it names.  A name the
+    expression cannot finish on in time proves nothing, so it never says so."""
+    if any(answer is not False for answer in pattern.test_all(BUILTIN_TOOLS)):
         return []
-    loose = re.compile(matcher, re.IGNORECASE)
-    return sorted(
-        tool
+    loose = UserRegex(matcher, re.IGNORECASE)
+    spellings = {
+        tool: {tool, tool.replace("_", "-"), tool.replace("_", " "), tool.replace("_", "")}
         for tool in BUILTIN_TOOLS
-        if any(
-            loose.fullmatch(spelling)
-            for spelling in {
-                tool,
-                tool.replace("_", "-"),
-                tool.replace("_", " "),
-                tool.replace("_", ""),
-            }
-        )
-    )
+    }
+    every = sorted({form for forms in spellings.values() for form in forms})
+    answers = dict(zip(every, loose.test_all(every), strict=True))
+    return sorted(tool for tool, forms in spellings.items() if any(answers[s] for s in forms))
 
 
-def _claude_names_only(pattern: re.Pattern[str]) -> list[str]:
+def _claude_names_only(pattern: UserRegex) -> list[str]:
     """The Claude Code tool names ``pattern`` matches whole when it matches none of our
     names for the same tools: a matcher copied from a Claude Code settings file
-    (``Bash``, ``Write|Edit``) into a Hermes entry, which would never fire."""
-    claude = [row.claude for row in DEFAULT_TOOLS if pattern.fullmatch(row.claude)]
-    if not claude or any(pattern.fullmatch(row.tool) for row in DEFAULT_TOOLS):
+    (``Bash``, ``Write|Edit``) into a Hermes entry, which would never fire.  A name the
+    expression cannot finish on in time proves nothing, so it never says so."""
+    theirs = pattern.test_all(row.claude for row in DEFAULT_TOOLS)
+    ours = pattern.test_all(row.tool for row in DEFAULT_TOOLS)
+    if None in theirs or any(answer is not False for answer in ours):
         return []
-    return claude
+    return [row.claude for row, answer in zip(DEFAULT_TOOLS, theirs, strict=True) if answer]
 
 
 # -- reading the answer ------------------------------------------------------------------
