@@ -48,6 +48,7 @@ MATCH_SECONDS = 1.0
 #: How long the child may take to start (a loaded machine starts Python slowly).
 START_SECONDS = 15.0
 _CACHE_LIMIT = 512
+_UNASKED = object()
 _CHILD = (
     "import json,re,sys\n"
     "q=json.loads(sys.stdin.readline())\n"
@@ -91,6 +92,14 @@ class UserRegex:
 
     def test(self, name: str) -> bool | None:
         """Whether ``name`` matches, as ``re`` says; None when no answer came in time."""
+        # The per-firing path: a cached answer or RE2's, without the batch's bookkeeping
+        # (one dict read is safe without the lock).
+        cached = self._cache.get(name, _UNASKED)
+        if cached is not _UNASKED:
+            return cached  # type: ignore[return-value]
+        fast = self._linear(name)
+        if fast is not None:
+            return fast
         return self.test_all([name])[0]
 
     def test_all(self, names: Iterable[str]) -> list[bool | None]:
