@@ -23,7 +23,14 @@ from typing import Any
 
 from hermes_hooks.errors import RecordingError
 
-__all__ = ["MAX_DEPTH", "MAX_LINE_CHARS", "JsonRefused", "decode_limited", "read_line"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_LINE_CHARS",
+    "JsonRefused",
+    "check_value",
+    "decode_limited",
+    "read_line",
+]
 
 #: The longest line read (characters): far above any real tool result (the terminal
 #: tool caps its output at 100 000 characters), far below what exhausts memory.
@@ -72,8 +79,8 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _check(value: Any) -> str | None:
-    """The first problem of a parsed line's values, or None."""
+def check_value(value: Any) -> str | None:
+    """The first problem of a parsed line's values (nesting, lone surrogates), or None."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -114,7 +121,7 @@ def decode_limited(text: str) -> Any:
         raise JsonRefused(f"nested deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # e.g. an integer too long for int()
         raise JsonRefused(f"not readable JSON ({exc})") from None
-    problem = _check(data)
+    problem = check_value(data)
     if problem is not None:
         raise JsonRefused(problem)
     return data

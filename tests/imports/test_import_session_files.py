@@ -172,3 +172,29 @@ def test_a_hostile_transcript_line_is_skipped_with_its_location(tmp_path: Path, 
     assert done.returncode == 0, done.stderr
     assert done.stderr == (f"hermes-hooks: {transcript}:2: nested deeper than 64 levels; skipped\n")
     assert header(out)["session_id"] == "abc"
+
+
+def test_arguments_within_the_limits_alone_but_too_deep_in_a_line_skip_that_row(
+    tmp_path: Path,
+) -> None:
+    # 63 levels read fine on their own, but the arguments sit three levels down in a
+    # recording line: the row is skipped where it is known, not the whole import.
+    db = StateDb(tmp_path / "state.db")
+    db.session("s1", "cli", model="m")
+    db.message("s1", "user", "go")
+    arguments = '{"a":' * 63 + "1" + "}" * 63
+    calls = [{"id": "c1", "type": "function", "function": {"name": "t", "arguments": arguments}}]
+    db.message("s1", "assistant", "", tool_calls=json.dumps(calls))
+    db.message("s1", "assistant", "done", finish_reason="stop")
+    db.close()
+    out = tmp_path / "s1.jsonl"
+    done = cli("import-session", "--from", "hermes", str(tmp_path / "state.db"), "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == (
+        f"hermes-hooks: {tmp_path / 'state.db'}: messages row 2 (session s1): nested deeper "
+        "than 64 levels (as the recording line this row becomes); skipped\n"
+    )
+    assert [json.loads(line) for line in out.read_text().splitlines()][1:] == [
+        {"type": "user", "text": "go"},
+        {"type": "assistant", "text": "done", "finish_reason": "stop"},
+    ]
