@@ -43,8 +43,9 @@ _INT_LIMIT = 2**63
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class JsonRefused(ValueError):
-    """A JSON text that is malformed or outside the limits; ``str()`` is the reason."""
+class JsonRefused(RecordingError, ValueError):
+    """A JSON text that is malformed or outside the limits; ``str()`` is the reason
+    only (callers add the location: the file and line, or the imported row)."""
 
 
 class _Refused(JsonRefused):
