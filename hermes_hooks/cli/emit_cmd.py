@@ -6,7 +6,9 @@ command is for trying them out without a gateway.  ``command:<name>`` events go 
 the awaited command protocol (D-02) and print the decision; other events are emitted
 as the gateway would, then the command waits for the lanes to drain and for threads
 the handlers started (such as boot-md's) to finish, up to ``--wait`` seconds.  Log
-records at INFO and above written meanwhile are shown too.
+records at INFO and above written meanwhile are shown too.  Whatever the handlers
+print (``print``, child processes) goes to stderr, so stdout holds only the report and
+``--json`` output is always pure JSON.
 """
 
 from __future__ import annotations
@@ -150,23 +152,45 @@ def _load(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Fire the event and print each hook's outcome; exit 1 if any failed or denied."""
-    from dataclasses import asdict  # deferred, as every import here: --help lists us
+    import contextlib  # deferred, as every import here: --help lists us
 
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
-    from hermes_hooks.gateway.events import context_keys
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+    from hermes_hooks.cli._stdout import hook_output_to_stderr
 
     event = args.event.strip()
     _check_event(event)
     context = _parse_context(args.context)
-    hooks = _load(args)
-    try:
-        result, logs = _fire_capturing_logs(hooks, event, context, args.wait)
-    finally:
-        hooks.close(0.0)
-    missing = [k for k in context_keys(event) if k not in context]
+    with hook_output_to_stderr() as report:
+        hooks = _load(args)  # a handler module may print when it is imported
+        try:
+            result, logs = _fire_capturing_logs(hooks, event, context, args.wait)
+        finally:
+            hooks.close(0.0)
+        # The report goes to the real stdout; a handler's thread that outlived --wait
+        # still prints to stderr.
+        with contextlib.redirect_stdout(report):
+            _report(args, event, result, context, logs)
     decision = result["decision"]
     failed = any(r.outcome != "ok" for r in result["records"]) or not result["drained"]
     blocked = decision is not None and decision.action == "deny"
+    return EXIT_FAILURE if failed or blocked else EXIT_OK
+
+
+def _report(
+    args: argparse.Namespace,
+    event: str,
+    result: dict[str, Any],
+    context: dict[str, Any],
+    logs: list[str],
+) -> None:
+    """Print what the hooks did: the ``--json`` object or the text lines."""
+    from dataclasses import asdict
+
+    from hermes_hooks.cli import print_json
+    from hermes_hooks.gateway.events import context_keys
+
+    missing = [k for k in context_keys(event) if k not in context]
+    decision = result["decision"]
     if args.json:
         print_json(
             {
@@ -186,7 +210,6 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         _print_text(event, result, missing, logs)
-    return EXIT_FAILURE if failed or blocked else EXIT_OK
 
 
 def _jsonable(value: Any) -> bool:

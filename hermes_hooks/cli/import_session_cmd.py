@@ -5,19 +5,24 @@ sessions into recordings that ``replay`` drives through a home's hooks.
 holding one) or a trajectory file (``*.jsonl``); ``--from claude-code`` reads a
 Claude Code transcript, or a directory of them (``~/.claude/projects/<project>/``).
 One recording per session: ``OUT`` is the file when there is one session, else (or
-when it is a directory, or ends with ``/``) a directory that receives
-``<session>.jsonl`` files.  ``--session ID`` picks one
-session.  Rows that cannot be read or placed are reported on stderr with their
-location and skipped; nothing is guessed.
+when it is a directory, or ends with ``/``) a directory that receives one file per
+session, named by :func:`file_name` (unique per session id, whatever characters or
+length the id has).  ``--session ID`` picks one session.  An existing recording is
+overwritten only with ``--force``; without it nothing is written.  Rows that cannot be
+read or placed are reported on stderr with their location and skipped; nothing is
+guessed.
 
 Exit codes: 0 written (skipped rows, if any, were reported); 2 bad usage or input
-(the source is missing or of the wrong kind, no such session, no session found).
+(the source is missing or of the wrong kind, no such session, no session found, a
+recording exists and ``--force`` was not given, the output cannot be written).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import string
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,8 +34,9 @@ if TYPE_CHECKING:
 
 EPILOG = (
     "Rows that cannot be read or placed are reported on stderr with their location and "
-    "skipped. Exit codes: 0 written; 2 bad usage or input (missing source, wrong kind, no "
-    "such session)."
+    "skipped. Existing recordings are overwritten only with --force. Exit codes: 0 "
+    "written; 2 bad usage or input (missing source, wrong kind, no such session, a "
+    "recording exists without --force)."
 )
 
 SOURCES = ("hermes", "claude-code")
@@ -55,6 +61,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the recording file (one session) or a directory (one <session>.jsonl each)",
     )
     parser.add_argument("--session", metavar="ID", help="import only this session")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite recordings that already exist (default: refuse and write nothing)",
+    )
+
+
+#: Characters a session id may keep in its file name as they are: portable on every
+#: file system (no separators, no reserved characters, nothing a shell expands).
+_SAFE = frozenset(string.ascii_letters + string.digits + "-_.")
+#: The longest session id used whole as a file name; longer ones are cut and hashed
+#: (file systems allow 255 bytes, and the name gets a hash and ".jsonl").
+_MAX_NAME = 100
+
+
+def file_name(session_id: str, *, hashed: bool = False) -> str:
+    """The file name of a session's recording: ``<id>.jsonl`` when the id is short and
+    made of letters, digits, ``-``, ``_`` and ``.`` only (and ``hashed`` is false);
+    otherwise the id with every other character replaced by ``_``, cut to its first
+    100 characters, then ``-`` and 12 hex digits of the id's SHA-256.  So ``team/a``,
+    ``team:a`` and ``team_a`` get three different names, the same id always gets the
+    same name (a second import finds the file the first wrote), and no id is too long
+    for a file system or needs refusing.
+    """
+    whole = 0 < len(session_id) <= _MAX_NAME and set(session_id) <= _SAFE
+    if whole and not hashed and not session_id.startswith("."):  # no hidden files, no ".."
+        return f"{session_id}.jsonl"
+    safe = "".join(c if c in _SAFE else "_" for c in session_id[:_MAX_NAME]).lstrip(".")
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{safe}-{digest}.jsonl" if safe else f"{digest}.jsonl"
 
 
 def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator[tuple[str, Draft]]:
@@ -127,25 +163,72 @@ def run(args: argparse.Namespace) -> int:
         raise RecordingError(f"{source}: {which} with a user message found")
     output = Path(args.output)
     directory = output.is_dir() or args.output.endswith(("/", "\\"))
-    written = []
     if len(drafts) == 1 and not directory:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        written.append(_write(output, drafts[0][1]))
+        targets = [(output, drafts[0][0], drafts[0][1])]
     else:
-        output.mkdir(parents=True, exist_ok=True)
-        for session_id, lines in drafts:
-            safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
-            written.append(_write(output / f"{safe}.jsonl", lines))
+        targets = _directory_targets(output, drafts)
+    if not args.force:
+        _refuse_existing([path for path, _, _ in targets])
+    written = [_write(path, lines) for path, _, lines in targets]
     if args.json:
-        print_json({"written": written, "skipped": report.problems})
+        print_json(
+            {
+                "written": written,
+                "sessions": {session_id: str(path) for path, session_id, _ in targets},
+                "skipped": report.problems,
+            }
+        )
     else:
-        for path in written:
-            print(f"wrote {path}")
+        for path, session_id, _ in targets:
+            # Name the session where the file name does not (an id changed to be a name).
+            plain = len(targets) == 1 or path.name == f"{session_id}.jsonl"
+            print(f"wrote {path}" if plain else f"wrote {path} (session {session_id!r})")
     return EXIT_OK
 
 
-def _write(path: Path, lines: list[dict[str, object]]) -> str:
-    path.write_text(
-        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+def _directory_targets(
+    output: Path, drafts: list[tuple[str, list[dict[str, object]]]]
+) -> list[tuple[Path, str, list[dict[str, object]]]]:
+    """One file per session under ``output``; two sessions never share one."""
+    # Names are compared case-blind: on macOS and Windows "A.jsonl" and "a.jsonl" are one
+    # file.  Ids that differ only in case get the hashed form of their name.
+    plain = [file_name(session_id).casefold() for session_id, _ in drafts]
+    shared = {name for name in plain if plain.count(name) > 1}
+    targets = []
+    taken: set[str] = set()
+    for (session_id, lines), folded in zip(drafts, plain, strict=True):
+        name = file_name(session_id, hashed=folded in shared)
+        stem, number = name.removesuffix(".jsonl"), 1
+        # Still taken: the same id in two sources (two transcripts of one session).
+        while name.casefold() in taken:
+            number += 1
+            name = f"{stem}-{number}.jsonl"
+        taken.add(name.casefold())
+        targets.append((output / name, session_id, lines))
+    return targets
+
+
+def _refuse_existing(paths: list[Path]) -> None:
+    """Refuse, before writing anything, when a recording would be overwritten."""
+    from hermes_hooks.errors import RecordingError
+
+    existing = [path for path in paths if path.exists() or path.is_symlink()]
+    if not existing:
+        return
+    more = len(existing) - 1
+    which = f"{existing[0]} already exists" + (
+        f" (and {more} more recording{'s' if more > 1 else ''} of this import)" if more else ""
     )
+    raise RecordingError(f"{which}; nothing was written (pass --force to overwrite)")
+
+
+def _write(path: Path, lines: list[dict[str, object]]) -> str:
+    from hermes_hooks.errors import RecordingError
+
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot write ({exc.strerror or exc})") from None
     return str(path)

@@ -8,6 +8,11 @@ port).  With ``--secret-env VAR`` every delivery is verified with
 duplicate ids) and answered 401 when it fails; without it signatures are not checked.
 ``--count N`` exits after N requests.  It binds 127.0.0.1 unless ``--host`` says
 otherwise.
+
+Exit codes: 0 served until interrupted or ``--count`` was reached; 1 the address
+cannot be bound (the port is in use, the host is not an address of this machine, no
+permission); 2 bad usage (a port outside 0-65535, ``--secret-env`` names an unset
+variable).  Each problem is one line on stderr.
 """
 
 from __future__ import annotations
@@ -24,6 +29,12 @@ if TYPE_CHECKING:
 
 
 _MAX_BODY = 10 * 1024 * 1024
+
+EPILOG = (
+    "Exit codes: 0 served until interrupted or --count was reached; 1 the address cannot "
+    "be bound (port in use, not an address of this machine); 2 bad usage (a port outside "
+    "0-65535, --secret-env names an unset variable)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -140,8 +151,15 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted (or ``--count`` requests were handled)."""
     from http.server import ThreadingHTTPServer
 
-    from hermes_hooks.cli import EXIT_USAGE
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE
 
+    if not 0 <= args.port <= 65535:
+        print(
+            f"hermes-hooks listen: --port {args.port} is not a port; use 1-65535, or 0 "
+            "for any free port",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     secrets: list[str] | None = None
     if args.secret_env:
         value = os.environ.get(args.secret_env, "")
@@ -153,7 +171,16 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         secrets = [value, *value.split()] if " " in value.strip() else [value]
     receiver = _Receiver(args, secrets)
-    server = ThreadingHTTPServer((args.host, args.port), _handler(receiver))
+    try:
+        server = ThreadingHTTPServer((args.host, args.port), _handler(receiver))
+    except OSError as exc:  # in use, not an address here, no permission, unknown host
+        reason = exc.strerror or str(exc)
+        print(
+            f"hermes-hooks listen: cannot listen on {args.host}:{args.port}: {reason}; "
+            "choose another --port (0 picks a free one) or --host",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
     server.daemon_threads = True
     host, port = args.host, server.server_address[1]
     checking = f"verifying with ${args.secret_env}" if secrets else "signatures not checked"

@@ -10,8 +10,9 @@ fresh load; each timeline is printed as it is produced (in file order) and one s
 follows.  ``--fail-on block`` / ``--fail-on error`` turn the replay into a CI gate
 (exit 1); ``--junit-xml`` writes the report CI systems read.
 
-Exit codes: 0 replayed and no ``--fail-on`` hit; 1 a ``--fail-on`` hit; 2 bad usage
-or input (no recording matched, a malformed recording, a config error).
+Exit codes: 0 replayed and no ``--fail-on`` hit; 1 a ``--fail-on`` hit, or a recording
+whose worker process died (the others keep their results); 2 bad usage or input (no
+recording matched, a malformed recording, a config error).
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 EPILOG = (
     "Safe by default: the home is replayed on a temporary copy and outbound webhooks are "
     "captured, not sent (--in-place, --live-webhooks). Exit codes: 0 replayed, no "
-    "--fail-on hit; 1 a --fail-on hit; 2 bad usage or input (nothing matched, a "
-    "malformed or hostile recording)."
+    "--fail-on hit; 1 a --fail-on hit, or a recording not replayed because its worker "
+    "process died; 2 bad usage or input (nothing matched, a malformed or hostile recording)."
 )
 
 #: A recording that takes longer than this shows a progress line on a terminal.
@@ -149,37 +149,6 @@ def expand_paths(paths: list[str]) -> list[str]:
     return found
 
 
-@contextmanager
-def _hook_output_to_stderr() -> Iterator[IO[str]]:
-    """Send everything hooks print (Python ``print``, child processes writing to file
-    descriptor 1) to stderr while replaying; yield the real stdout for the report, so
-    ``--json`` output stays pure JSON."""
-    stdout = sys.stdout
-    try:
-        fd = stdout.fileno()
-    except (AttributeError, OSError, ValueError):
-        fd = -1
-    if fd != 1:  # not the process's stdout (captured in tests): Python level only
-        sys.stdout = sys.stderr
-        try:
-            yield stdout
-        finally:
-            sys.stdout = stdout
-        return
-    stdout.flush()
-    saved = os.dup(1)
-    report = os.fdopen(saved, "w", encoding="utf-8", closefd=True)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        yield report
-    finally:
-        report.flush()
-        sys.stdout = stdout
-        os.dup2(saved, 1)
-        report.close()
-
-
 class _Progress:
     """A progress line on stderr for a recording that takes more than a second,
     shown only when stderr is a terminal."""
@@ -251,7 +220,7 @@ def _run_all(
 
     # Each recording in its own worker process; the threads here only wait for them.
     with ThreadPoolExecutor(min(workers, len(jobs))) as pool:
-        done = pool.map(lambda job: run_in_worker(job[0], options), jobs)
+        done = pool.map(lambda job: run_in_worker(job[0], job[1], options), jobs)
         for number, result in enumerate(done):
             write(separator(number) + result.output)
             results.append(result)
@@ -293,7 +262,9 @@ def _replay(args: argparse.Namespace) -> int:
             return '{"replays": [\n' if number == 0 else ",\n"
         return "" if number == 0 else "\n"
 
-    with _hook_output_to_stderr() as report:
+    from hermes_hooks.cli._stdout import hook_output_to_stderr
+
+    with hook_output_to_stderr() as report:
         results = _run_all(jobs, options, args.jobs, report, separator)
         total = Summary()
         for result in results:
@@ -303,26 +274,38 @@ def _replay(args: argparse.Namespace) -> int:
             for reason in FAIL_ON
             if any(reason in r.failed_on(options.fail_on) for r in results)
         ]
+        # A recording whose worker died was not replayed: never a pass, --fail-on or not.
+        crashed = [r for r in results if r.crashed]
         if js:
-            tail = {"summary": asdict(total), "failed_on": failed}
+            tail = {
+                "summary": asdict(total),
+                "failed_on": failed,
+                "crashed": [r.path for r in crashed],
+            }
             report.write("\n], " + json.dumps(tail, ensure_ascii=False, indent=2)[1:] + "\n")
         else:
             if len(results) > 1:
                 lines = ["", "Total of all recordings", *summary_lines(total)[1:]]
                 report.write("\n".join(lines) + "\n")
-            if failed:
-                report.write(_failure_text(results, failed))
+            if failed or crashed:
+                report.write(_failure_text(results, failed, crashed))
         report.flush()
     if args.junit_xml:
         from hermes_hooks.host.junit import write_junit
 
         write_junit(args.junit_xml, results, options.fail_on, getattr(args, "home", None))
-    return EXIT_FAILURE if failed else EXIT_OK
+    return EXIT_FAILURE if failed or crashed else EXIT_OK
 
 
-def _failure_text(results: list[Any], failed: list[str]) -> str:
-    lines = ["", f"replay failed: --fail-on {' and '.join(failed)}"]
+def _failure_text(results: list[Any], failed: list[str], crashed: list[Any]) -> str:
+    causes = [f"--fail-on {' and '.join(failed)}"] if failed else []
+    if crashed:
+        count = len(crashed)
+        causes.append(f"{count} recording{'s' if count > 1 else ''} not replayed")
+    lines = ["", f"replay failed: {'; '.join(causes)}"]
     for result in results:
+        if result.crashed:
+            lines.append(f"  {result.path}: not replayed: {result.crashed}")
         for hit in result.hits:
             lines.append(f"  {result.path}: {hit.describe()}")
     return "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ from typing import Any
 from hermes_hooks.adapters.shell.dialects.claude_tools import ToolTable
 from hermes_hooks.errors import RecordingError
 from hermes_hooks.host.import_draft import Draft, ImportReport
+from hermes_hooks.host.recording_lines import JsonRefused, decode_limited
 
 __all__ = ["read_transcript"]
 
@@ -179,10 +180,12 @@ def read_transcript(path: Path, table: ToolTable, report: ImportReport) -> Draft
 
 
 def _line(reader: _Reader, text: str, where: str) -> None:
+    # Read within the recording reader's limits: a hostile line is skipped with its
+    # reason, never a traceback or a recording that replay would refuse.
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        reader.report.skip(where, f"not valid JSON ({exc.msg})")
+        data = decode_limited(text)
+    except JsonRefused as exc:
+        reader.report.skip(where, str(exc))
         return
     if not isinstance(data, dict):
         reader.report.skip(where, "not a JSON object")
@@ -205,8 +208,8 @@ def _first_model(path: Path) -> str | None:
     with path.open(encoding="utf-8") as stream:
         for text in stream:
             try:
-                data = json.loads(text)
-            except json.JSONDecodeError:
+                data = decode_limited(text)
+            except JsonRefused:
                 continue
             message = data.get("message") if isinstance(data, dict) else None
             if isinstance(message, dict) and isinstance(message.get("model"), str):

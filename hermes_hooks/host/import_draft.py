@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks.host.recording import parse_recording, slash_command
+from hermes_hooks.host.recording_lines import MAX_LINE_CHARS, check_value
 from hermes_hooks.host.recording_writer import RECORDING_VERSION
 
 __all__ = ["Draft", "ImportReport"]
@@ -75,10 +76,27 @@ class Draft:
         self._pending.clear()
         self._closed = "after the turn was interrupted"
 
+    def _fits(self, line: dict[str, Any], where: str) -> bool:
+        """Whether ``line`` is within the recording reader's limits; if not, the row
+        is reported and skipped here, where its location is known, instead of the
+        whole import failing when the recording is checked."""
+        problem = check_value(line)
+        if problem is None:
+            size = len(json.dumps(line, ensure_ascii=False))
+            if size > MAX_LINE_CHARS:
+                problem = f"{size} characters as a recording line; the limit is {MAX_LINE_CHARS}"
+        if problem is not None:
+            self.report.skip(where, f"{problem} (as the recording line this row becomes)")
+            return False
+        return True
+
     def user(self, text: str, where: str) -> None:
         """A user message (it ends the previous turn)."""
+        line = {"type": "user", "text": text}
+        if not self._fits(line, where):
+            return
         self._interrupt_pending(where)
-        self._lines.append({"type": "user", "text": text})
+        self._lines.append(line)
         self._closed = None
         if slash_command(text) is not None:
             self._closed = "after a user message that is a slash command (no model turn)"
@@ -107,6 +125,8 @@ class Draft:
         if calls:
             line["tool_calls"] = calls
         line.update({k: v for k, v in optional.items() if v not in (None, "", {}, [])})
+        if not self._fits(line, where):
+            return
         self._lines.append(line)
         for call in calls:
             self._used.add(call["id"])
@@ -117,9 +137,11 @@ class Draft:
         if call_id not in self._pending:
             self.report.skip(where, f"tool result for {call_id!r}, which no open call made")
             return
-        del self._pending[call_id]
         line = {"type": "tool_result", "tool_call_id": call_id}
         line.update({k: v for k, v in fields.items() if v is not None})
+        if not self._fits(line, where):
+            return  # the call stays open: the turn is marked interrupted, as for no result
+        del self._pending[call_id]
         self._lines.append(line)
 
     def lines(self) -> list[dict[str, Any]]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from hermes_hooks.errors import RecordingError
 from hermes_hooks.host.import_draft import Draft, ImportReport
+from hermes_hooks.host.recording_lines import JsonRefused, decode_limited
 
 __all__ = ["SQLITE_MAGIC", "read_state_db", "read_trajectories"]
 
@@ -43,8 +44,8 @@ def _text(content: Any) -> str | None:
     """Message content as text: a string, or the text parts of a multimodal list."""
     if isinstance(content, str) and content.startswith(_JSON_PREFIX):
         try:
-            content = json.loads(content[len(_JSON_PREFIX) :])
-        except json.JSONDecodeError:
+            content = decode_limited(content[len(_JSON_PREFIX) :])
+        except JsonRefused:
             return None
     if content is None or isinstance(content, str):
         return content or ""
@@ -58,10 +59,12 @@ def _text(content: Any) -> str | None:
 
 def _calls(raw: Any, where: str, report: ImportReport) -> list[dict[str, Any]] | None:
     """The OpenAI-shaped ``tool_calls`` JSON of a row as recording calls (None: bad)."""
+    # Every JSON text of the store is read within the recording reader's limits: a
+    # hostile row is skipped with its reason, never a traceback or a bad recording.
     try:
-        calls = json.loads(raw) if isinstance(raw, str) else raw
-    except json.JSONDecodeError as exc:
-        report.skip(where, f"tool_calls is not JSON ({exc.msg})")
+        calls = decode_limited(raw) if isinstance(raw, str) else raw
+    except JsonRefused as exc:
+        report.skip(where, f"tool_calls: {exc}")
         return None
     if calls in (None, ""):
         return []
@@ -79,9 +82,9 @@ def _calls(raw: Any, where: str, report: ImportReport) -> list[dict[str, Any]] |
         arguments = function.get("arguments", "{}") if isinstance(function, dict) else "{}"
         if isinstance(arguments, str):
             try:
-                arguments = json.loads(arguments) if arguments.strip() else {}
-            except json.JSONDecodeError as exc:
-                report.skip(where, f"tool_calls[{index}].arguments is not JSON ({exc.msg})")
+                arguments = decode_limited(arguments) if arguments.strip() else {}
+            except JsonRefused as exc:
+                report.skip(where, f"tool_calls[{index}].arguments: {exc}")
                 return None
         if not isinstance(arguments, dict):
             report.skip(where, f"tool_calls[{index}].arguments is not an object")
@@ -95,8 +98,8 @@ def _tool_fields(tool: str | None, content: str) -> dict[str, Any]:
     ``exit_code``) becomes ``output``/``returncode`` so its output transform fires."""
     if tool == "terminal":
         try:
-            data = json.loads(content)
-        except json.JSONDecodeError:
+            data = decode_limited(content)
+        except JsonRefused:
             data = None
         if isinstance(data, dict) and isinstance(data.get("output"), str):
             code = data.get("exit_code")
@@ -238,9 +241,9 @@ def read_trajectories(path: Path, report: ImportReport) -> Iterator[tuple[str, D
                 continue
             where = f"{path}:{number}"
             try:
-                entry = json.loads(text)
-            except json.JSONDecodeError as exc:
-                report.skip(where, f"not valid JSON ({exc.msg})")
+                entry = decode_limited(text)
+            except JsonRefused as exc:
+                report.skip(where, str(exc))
                 continue
             turns = entry.get("conversations") if isinstance(entry, dict) else None
             if not isinstance(turns, list):
@@ -303,6 +306,6 @@ def _trajectory_turn(draft: Draft, turn: Any, where: str, report: ImportReport) 
 
 def _json_block(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return decode_limited(text)
+    except JsonRefused:
         return None

@@ -38,6 +38,7 @@ __all__ = [
     "Hit",
     "ReplayOptions",
     "ReplayResult",
+    "crashed_result",
     "entry_hits",
     "replay_file",
     "write_to",
@@ -93,6 +94,8 @@ class ReplayResult:
     hits: list[Hit] = field(default_factory=list)
     output: str = ""  # the text or JSON written, when collected (worker processes)
     seconds: float = 0.0
+    #: Why the recording was not replayed to its end (its worker process died), or "".
+    crashed: str = ""
 
     def failed_on(self, fail_on: tuple[str, ...]) -> list[str]:
         """The ``--fail-on`` reasons this replay hit, in ``FAIL_ON`` order."""
@@ -281,6 +284,31 @@ def replay_file(
     result.seconds = time.perf_counter() - started
     _end(out, timeline, result, options)
     result.output = "".join(collected)
+    return result
+
+
+def crashed_result(
+    path: str, header: Header, options: ReplayOptions, reason: str, seconds: float
+) -> ReplayResult:
+    """The result of a recording whose replay died before it finished: no timeline, an
+    empty summary, and an output that says why in the place the timeline would be."""
+    result = ReplayResult(path, Summary(), seconds=seconds, crashed=reason)
+    if options.json:
+        head = {
+            "recording": path,
+            "session_id": header.session_id,
+            "platform": header.platform,
+            "model": header.model,
+            "crashed": reason,
+            "entries": [],
+            "background": [],
+            "summary": asdict(result.summary),
+            "failures": [],
+        }
+        result.output = json.dumps(head, ensure_ascii=False)
+        return result
+    lines = [f"Replay of {path}", f"  NOT REPLAYED: {reason}"]
+    result.output = "\n".join(lines) + "\n"
     return result
 
 

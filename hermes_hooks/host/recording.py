@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from hermes_hooks.errors import RecordingError
-from hermes_hooks.host.recording_lines import read_line
+from hermes_hooks.host.recording_lines import JsonRefused, decode_limited, read_line
 from hermes_hooks.host.recording_writer import RECORDING_VERSION, RecordingWriter
 
 __all__ = [
@@ -364,10 +364,12 @@ def _tool_call(line: _Line, index: int, raw: Any) -> ToolCall:
         raise line.fail(f"{where}.name must be a non-empty string")
     arguments = raw.get("arguments", {})
     if isinstance(arguments, str):  # the OpenAI wire form: a JSON text
+        # Read within the same limits as the line itself: the text inside it is just as
+        # foreign, and a deep nest or a huge number would fail later stages the same way.
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise line.fail(f"{where}.arguments is a string but not JSON ({exc.msg})") from None
+            arguments = decode_limited(arguments) if arguments.strip() else {}
+        except JsonRefused as exc:
+            raise line.fail(f"{where}.arguments: {exc}") from None
     if not isinstance(arguments, dict):
         raise line.fail(f"{where}.arguments must be an object (or a JSON text of one)")
     return ToolCall(call_id, name, arguments)

@@ -23,7 +23,14 @@ from typing import Any
 
 from hermes_hooks.errors import RecordingError
 
-__all__ = ["MAX_DEPTH", "MAX_LINE_CHARS", "read_line"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_LINE_CHARS",
+    "JsonRefused",
+    "check_value",
+    "decode_limited",
+    "read_line",
+]
 
 #: The longest line read (characters): far above any real tool result (the terminal
 #: tool caps its output at 100 000 characters), far below what exhausts memory.
@@ -36,7 +43,12 @@ _INT_LIMIT = 2**63
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-class _Refused(ValueError):
+class JsonRefused(RecordingError, ValueError):
+    """A JSON text that is malformed or outside the limits; ``str()`` is the reason
+    only (callers add the location: the file and line, or the imported row)."""
+
+
+class _Refused(JsonRefused):
     """A value the limits refuse (raised from inside ``json.loads``)."""
 
 
@@ -68,8 +80,8 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def _check(value: Any) -> str | None:
-    """The first problem of a parsed line's values, or None."""
+def check_value(value: Any) -> str | None:
+    """The first problem of a parsed line's values (nesting, lone surrogates), or None."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -93,6 +105,29 @@ def _check(value: Any) -> str | None:
     return None
 
 
+def decode_limited(text: str) -> Any:
+    """Parse the JSON ``text`` within the limits above (the line length aside).
+
+    Used for every JSON text a recording or an imported session carries, the line
+    itself and the JSON inside it (a tool call's ``arguments`` string), so no nesting
+    or number gets past the reader.  Raises :class:`JsonRefused` with the reason.
+    """
+    try:
+        data = _DECODER.decode(text)
+    except _Refused:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JsonRefused(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise JsonRefused(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # e.g. an integer too long for int()
+        raise JsonRefused(f"not readable JSON ({exc})") from None
+    problem = check_value(data)
+    if problem is not None:
+        raise JsonRefused(problem)
+    return data
+
+
 def read_line(path: str, number: int, text: str) -> Any:
     """Parse line ``number`` of ``path`` (its ``text``) within the limits above.
 
@@ -104,18 +139,6 @@ def read_line(path: str, number: int, text: str) -> Any:
             f"{MAX_LINE_CHARS} (split the content or shorten the tool output)"
         )
     try:
-        data = _DECODER.decode(text)
-    except _Refused as exc:
+        return decode_limited(text)
+    except JsonRefused as exc:
         raise RecordingError(f"{path}:{number}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise RecordingError(
-            f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})"
-        ) from None
-    except RecursionError:
-        raise RecordingError(f"{path}:{number}: nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:  # e.g. an integer too long for int()
-        raise RecordingError(f"{path}:{number}: not readable JSON ({exc})") from None
-    problem = _check(data)
-    if problem is not None:
-        raise RecordingError(f"{path}:{number}: {problem}")
-    return data

@@ -1,10 +1,16 @@
 """A replay worker process (``replay --jobs N``): ``python -m hermes_hooks.host.worker``
-reads one job as JSON on stdin, replays it, and writes the result as JSON on stdout.
+reads one job as JSON on stdin, replays it, and writes the outcome as JSON on stdout:
+``{"result": ...}``, or ``{"usage_error": message}`` when the home or the recording
+cannot be used.
 
 Plain child processes rather than a multiprocessing pool: each worker is a fresh
 interpreter that inherits no threads or locks from its caller, and nothing (no fork
 server, no resource tracker) outlives the replay.  Whatever the hooks print goes to the
 worker's stderr, which is the caller's.
+
+A worker that ends without writing its outcome (a hook called ``os._exit``, the process
+was killed, the interpreter crashed) does not take the other recordings down: its
+recording gets a result marked *crashed* with the reason, and the run goes on.
 """
 
 from __future__ import annotations
@@ -12,18 +18,22 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.host.job import Hit, ReplayOptions, ReplayResult, replay_file
+from hermes_hooks.host.job import Hit, ReplayOptions, ReplayResult, crashed_result, replay_file
 from hermes_hooks.host.timeline import Summary
 
-__all__ = ["USAGE", "run_in_worker"]
+if TYPE_CHECKING:
+    from hermes_hooks.host.recording import Header
 
-#: The worker's exit code for bad input (the CLI's usage exit code).
-USAGE = 2
+logger = logging.getLogger(__name__)
+
+__all__ = ["run_in_worker"]
 
 
 def _job(path: str, options: ReplayOptions) -> bytes:
@@ -41,23 +51,46 @@ def _result(data: dict[str, Any]) -> ReplayResult:
     )
 
 
-def run_in_worker(path: str, options: ReplayOptions) -> ReplayResult:
-    """Replay the validated recording at ``path`` in a new worker process."""
-    from hermes_hooks.errors import ConfigError, HermesHooksError
+def _death(returncode: int) -> str:
+    """How a worker that wrote no outcome ended, in words."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"the replay worker was killed by {name}"
+    return f"the replay worker exited with code {returncode} before reporting a result"
 
+
+def run_in_worker(path: str, header: Header, options: ReplayOptions) -> ReplayResult:
+    """Replay the validated recording at ``path`` in a new worker process.
+
+    A worker that dies gives a crashed result (see :func:`crashed_result`) instead of an
+    exception, so the recordings replayed beside it keep their results.
+    """
+    from hermes_hooks.errors import ConfigError
+
+    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "hermes_hooks.host.worker"],
         input=_job(path, options),
         stdout=subprocess.PIPE,
         check=False,
     )
-    if done.returncode == USAGE:
-        raise ConfigError(f"{path}: not replayed (the reason is above)")
-    if done.returncode != 0:
-        raise HermesHooksError(
-            f"{path}: the replay worker failed (exit {done.returncode}; its errors are above)"
-        )
-    return _result(json.loads(done.stdout))
+    outcome: Any = None
+    try:
+        outcome = json.loads(done.stdout) if done.stdout.strip() else None
+    except ValueError:
+        outcome = None
+    if isinstance(outcome, dict) and isinstance(outcome.get("usage_error"), str):
+        raise ConfigError(outcome["usage_error"])
+    if done.returncode == 0 and isinstance(outcome, dict) and "result" in outcome:
+        return _result(outcome["result"])
+    reason = _death(done.returncode)
+    if done.returncode == 0:
+        reason = "the replay worker exited without reporting a result"
+    logger.error("%s: not replayed: %s (a hook may have ended the process)", path, reason)
+    return crashed_result(path, header, options, reason, time.perf_counter() - started)
 
 
 def main() -> int:
@@ -80,10 +113,11 @@ def main() -> int:
         header, _ = scan_recording(job["path"])
         result = replay_file(job["path"], header, ReplayOptions(**options))
     except (ConfigError, RecordingError, UnknownHookError) as exc:
-        print(f"hermes-hooks: {exc}", file=sys.stderr)
-        return USAGE  # the message is the caller's to relay, as in one process
-    data = asdict(result)
-    report.write(json.dumps(data, ensure_ascii=False))
+        # The caller reports it as it would in one process (exit 2, one line).
+        outcome: dict[str, Any] = {"usage_error": str(exc)}
+    else:
+        outcome = {"result": asdict(result)}
+    report.write(json.dumps(outcome, ensure_ascii=False))
     report.close()
     return 0
 

@@ -161,7 +161,8 @@ def test_every_session_of_a_state_db_gets_its_own_recording(
     ]
     assert err.splitlines()[-1] == (
         f"hermes-hooks: {state_db}: messages row 14 (session 20260102_090000_def): "
-        "tool_calls is not JSON (Expecting property name enclosed in double quotes); skipped"
+        "tool_calls: not valid JSON (Expecting property name enclosed in double quotes at "
+        "column 2); skipped"
     )
     assert lines_of(out / "20260102_090000_def.jsonl")[1:] == [
         {"type": "user", "text": "hello"},
@@ -218,7 +219,7 @@ def test_a_trajectory_file_imports(tmp_path: Path, capsys: Any, home: Path) -> N
     assert code == 0
     assert err == (
         f"hermes-hooks: {trajectory}:2: not valid JSON (Expecting property name enclosed in "
-        "double quotes); skipped\n"
+        "double quotes at column 2); skipped\n"
     )
     assert lines_of(out)[1:] == [
         {"type": "user", "text": "what is in the folder?"},
