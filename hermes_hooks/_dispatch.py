@@ -477,7 +477,11 @@ class Dispatcher:
             try:
                 verdict, reason = aggregator.add(callback, value)
                 if type(reason) is Ignored and contract.fail_closed:
+                    # Still ignored for the decision (the action goes ahead, as in
+                    # hermes-agent), but a guard whose answer is lost has failed: it
+                    # counts as a callback error wherever errors are counted.
                     self._ignored(contract, callback, reason)
+                    verdict = "error"
             except Exception as exc:  # a return value that cannot be read (a raising
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)
