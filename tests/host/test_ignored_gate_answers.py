@@ -1,4 +1,4 @@
-"""A gate's answer that the dispatcher ignores (PL-07, D-20): still ignored for the
+"""A gate's answer that the dispatcher ignores (D-20): still ignored for the
 decision, as in hermes-agent, but counted as a callback error everywhere replay counts
 them (timeline, summary, ``--fail-on error``, JUnit), shown by ``hermes-hooks test``
 and, when the answer is a literal, reported by ``doctor``.  Real plugin directories
@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-import hermes_hooks
 from hermes_hooks.cli import main
 from hermes_hooks.types import ToolDecision
 from tests.helpers import tool_payload, write_plugin
@@ -95,7 +94,7 @@ def test_replay_counts_it_as_a_callback_error_in_timeline_summary_gate_and_junit
 ) -> None:
     recording = write_recording(tmp_path / "one.jsonl")
     report = tmp_path / "junit.xml"
-    code, out, err = cli(
+    code, out, _ = cli(
         capsys, "replay", "--home", str(denier_home), "--flush-timeout", "2",
         "--fail-on", "error", "--junit-xml", str(report), recording,
     )  # fmt: skip
@@ -140,7 +139,7 @@ def test_a_shell_gate_that_failed_open_logs_its_failure_alone(
         {"pre_tool_call": [{"command": "agent-hooks/fail.sh"}, {"command": "agent-hooks/deny.sh"}]},
     )
     recording = write_recording(tmp_path / "one.jsonl")
-    code, out, err = cli(
+    code, out, _ = cli(
         capsys, "replay", "--home", str(home), "--accept-hooks", "--flush-timeout", "2",
         "--fail-on", "error", recording,
     )  # fmt: skip

@@ -143,7 +143,7 @@ GUARD_FAILURES = {
     "killed": ("agent-hooks/guard.sh", "#!/bin/sh\nkill -9 $$\n", "killed by signal 9"),
     "unknown words": (
         "agent-hooks/guard.sh",
-        "#!/bin/sh\ncat >/dev/null\necho '{\"action\": \"deny\"}'\n",
+        '#!/bin/sh\ncat >/dev/null\necho \'{"action": "deny"}\'\n',
         "answered action 'deny', which a pre_tool_call hook cannot say (block, approve or "
         "modify); the answer is ignored",
     ),
