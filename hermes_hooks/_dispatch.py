@@ -276,15 +276,35 @@ class Dispatcher:
         self._run_all(_PLANS[hook], Aggregator(contract, payload), results)
         return results
 
-    def _run_all(self, plan: _Plan, aggregator: Aggregator, results: list[Any] | None) -> None:
-        """The firing loop shared by :meth:`fire` and :meth:`fire_all`.
+    def fire_one(self, hook: str, callback: Callback, payload: dict[str, Any]) -> Any:
+        """Run ``callback`` alone as a firing of ``hook`` runs it (isolated, bounded,
+        its answer read by the hook's selection, its decision record given to the
+        subscribers); return what it returned (None when it returned nothing, failed,
+        or was queued).  For tools that fire one callback to show what it does."""
+        try:
+            plan = _PLANS[hook]
+        except KeyError:
+            raise unknown_hook(hook) from None
+        results: list[Any] = []
+        self._run_all(plan, plan.aggregator(plan.contract, payload), results, (callback,))
+        return results[0] if results else None
+
+    def _run_all(
+        self,
+        plan: _Plan,
+        aggregator: Aggregator,
+        results: list[Any] | None,
+        only: tuple[Callback, ...] | None = None,
+    ) -> None:
+        """The firing loop shared by :meth:`fire`, :meth:`fire_all` and
+        :meth:`fire_one` (``only``: these callbacks instead of the hook's).
 
         It is the hot path of every tool call, so the per-callback work is kept to a
         dict copy plus container copies for the kwargs, the call, and a None check;
         everything else (records, failures, selection) happens only when needed.
         """
         contract = plan.contract
-        callbacks = self.manager.firing_callbacks(contract.name)
+        callbacks = self.manager.firing_callbacks(contract.name) if only is None else only
         if not callbacks:
             return
         if plan.queued:
@@ -477,7 +497,11 @@ class Dispatcher:
             try:
                 verdict, reason = aggregator.add(callback, value)
                 if type(reason) is Ignored and contract.fail_closed:
+                    # Still ignored for the decision (the action goes ahead, as in
+                    # hermes-agent), but a guard whose answer is lost has failed: it
+                    # counts as a callback error wherever errors are counted.
                     self._ignored(contract, callback, reason)
+                    verdict = "error"
             except Exception as exc:  # a return value that cannot be read (a raising
                 # dict subclass, a context whose str() raises) counts as raising
                 failure = self._failure(contract, callback, exc)

@@ -57,8 +57,9 @@ _DECISION_KEYS = frozenset(
 class Ignored(str):
     """The reason recorded for a directive-shaped answer that was ignored, so what the
     callback meant (to block, to rewrite the arguments) did not happen; ``fix`` says
-    what it should return.  The dispatcher logs it as an ERROR on a hook that can
-    block: a guard answering in a shape it does not know is a guard switched off."""
+    what it should return.  On a hook that fails closed the dispatcher logs it as an
+    ERROR and records the run as an error (the answer stays ignored): a guard answering
+    in a shape it does not know is a guard switched off."""
 
     fix: str
 
@@ -150,6 +151,8 @@ class ToolDecisionAggregator(Aggregator):
         self.modified = False
 
     def add(self, callback: Callback, value: Any) -> Outcome:
+        if value is None:  # no opinion (a shell hook that failed open hands None on)
+            return _NONE
         action = _action(value)
         if action == "block":
             message = first_text(value.get("message"))

@@ -136,10 +136,21 @@ class PythonSource:
         return python_section(self.records())
 
     def check(self) -> list[Finding]:
-        """Load failures, refused callbacks and loose permissions, for ``doctor``."""
+        """Load failures, refused callbacks, gate answers that are ignored, and loose
+        permissions, for ``doctor``."""
+        from hermes_hooks.adapters.gate_answers import ignored_answers
         from hermes_hooks.adapters.python_report import check_python_plugins
+        from hermes_hooks.hookspecs import CATALOGUE
 
-        return check_python_plugins(self._context.home, self.records(), self.findings)
+        answers: dict[str, list[str]] = {}
+        for hook, contract in CATALOGUE.items():
+            if not contract.fail_closed:  # only a gate's ignored answer lets actions by
+                continue
+            for callback in self._context.manager.callbacks(hook):
+                if callback.source == "python":
+                    found = ignored_answers(callback, contract)
+                    answers.setdefault(callback.owner, []).extend(found)
+        return check_python_plugins(self._context.home, self.records(), self.findings, answers)
 
     # -- discovery ---------------------------------------------------------------------
 

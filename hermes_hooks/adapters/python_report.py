@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,12 +44,17 @@ def python_section(records: list[PluginRecord]) -> Section:
 
 
 def check_python_plugins(
-    home: Path, records: list[PluginRecord], discovery: Sequence[tuple[Level, str]] = ()
+    home: Path,
+    records: list[PluginRecord],
+    discovery: Sequence[tuple[Level, str]] = (),
+    answers: Mapping[str, list[str]] | None = None,
 ) -> list[Finding]:
     """Python plugins: every load failure and refused callback is an error; a plugin
     directory (or its files, or the plugins root) writable by others is a warning;
     ``discovery``: (level, message) for what is wrong with discovery as a whole (a key
-    found twice, ``plugins.enabled``/``disabled`` names that match no plugin)."""
+    found twice, ``plugins.enabled``/``disabled`` names that match no plugin);
+    ``answers``: plugin key -> the gate answers in its source that the dispatcher
+    ignores, each an error (the gate lets every action through)."""
     root = home / "plugins"
     findings = [Finding("warn", f"plugins {root}", p) for p in loose_paths([root])]
     findings.extend(Finding(level, "plugin discovery", message) for level, message in discovery)
@@ -64,6 +69,8 @@ def check_python_plugins(
                 Finding("ok", subject, f"loaded ({', '.join(record.hooks) or 'no hooks'})")
             )
         findings.extend(Finding("error", subject, problem) for problem in record.problems)
+        if answers and record.state == "loaded":
+            findings.extend(Finding("error", subject, a) for a in answers.get(record.key, ()))
         findings.extend(Finding("warn", subject, warning) for warning in record.warnings)
         if record.source in ("directory", "project") and record.path:
             path = Path(record.path)

@@ -57,7 +57,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     (
         "test",
         "hermes_hooks.cli.test_cmd",
-        "fire the shell hooks of one event on a synthetic payload and show what they return",
+        "fire every callback of one event on a synthetic payload and show what each returns",
     ),
     (
         "approve",

@@ -1,10 +1,13 @@
-"""``hermes-hooks test <event>``: fire the shell hooks of one event on a synthetic payload.
+"""``hermes-hooks test <event>``: fire every callback of one event on a synthetic payload.
 
-It shows, for every configured entry of the event, what the script printed and the
-``parsed`` directive exactly as the dispatcher would receive it, ``fail_closed``
-included (CLI-02..CLI-04, D-83).  Only shell hooks fire, and only allowlisted ones
-unless a consent bypass is active; it never writes the allowlist.  The exit code is 0
-whatever the hooks decide; 2 for bad usage (an unknown event), 1 for an unreadable
+Python plugin callbacks fire first, each alone through the dispatcher, showing what
+it returned and the verdict the dispatcher records (a gate's answer that is ignored
+shows as the callback error it is, with the fix).  Then, for every configured shell
+entry of the event, what the script printed and the ``parsed`` directive exactly as
+the dispatcher would receive it, ``fail_closed`` included (CLI-02..CLI-04, D-83).
+Shell hooks fire only when allowlisted, unless a consent bypass is active; it never
+writes the allowlist.  Outbound webhooks are not sent.  The exit code is 0 whatever
+the hooks decide; 2 for bad usage (an unknown event), 1 for an unreadable
 ``--payload-file``.
 """
 
@@ -72,21 +75,12 @@ def _unknown_event(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Fire every matching, allowlisted shell hook of ``args.event`` once."""
+    """Fire every Python callback of ``args.event``, then every matching, allowlisted
+    shell hook of it, once each."""
     from hermes_hooks._contract import ShellUse
-    from hermes_hooks.adapters.shell import consent
-    from hermes_hooks.adapters.shell.config import parse_hooks
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
-    from hermes_hooks.adapters.shell.hook import run_once
-    from hermes_hooks.adapters.shell.pin import resolve
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
-    from hermes_hooks.cli.shell_views import (
-        approve_hint,
-        describe_entry,
-        outcome_json,
-        outcome_lines,
-    )
-    from hermes_hooks.config import read_config, resolve_home
+    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
+    from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
     from hermes_hooks.envelope import TOOL_EVENTS
     from hermes_hooks.hookspecs import CATALOGUE
     from hermes_hooks.synthetic import synthetic_payload
@@ -94,13 +88,6 @@ def run(args: argparse.Namespace) -> int:
     event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     if event not in CATALOGUE:
         return _unknown_event(args)
-    if CATALOGUE[event].shell is ShellUse.REFUSED:
-        message = f"Shell hooks cannot run on {event}: use a Python plugin."
-        if args.json:
-            print_json({"event": event, "error": message, "hooks": []})
-        else:
-            print(message)
-        return EXIT_OK
     payload = synthetic_payload(event, tool_name=args.for_tool)
     if args.payload_file:
         overrides = _read_payload_file(args.payload_file)
@@ -111,6 +98,76 @@ def run(args: argparse.Namespace) -> int:
             payload.update(overrides)
     if args.for_tool and event in TOOL_EVENTS:
         payload["tool_name"] = args.for_tool
+    tool = payload.get("tool_name") if event in TOOL_EVENTS else None
+    target = f" (tool: {tool})" if tool else ""
+
+    # Python callbacks first, as a firing orders them.  Loaded for looking only: the
+    # shell hooks below are fired on their own, and nothing prompts or is approved.
+    with load_home(args, inspect=True) as hooks:
+        runs = fire_python(hooks, event, payload)
+    if CATALOGUE[event].shell is ShellUse.REFUSED:
+        refused = f"Shell hooks cannot run on {event}: use a Python plugin."
+        if args.json:
+            print_json(
+                {
+                    "event": event,
+                    "error": refused,
+                    "python_callbacks": [run_json(r) for r in runs],
+                    "hooks": [],
+                }
+            )
+            return EXIT_OK
+        if runs:
+            print(f"Firing {len(runs)} Python callback(s) for {event}{target}:\n")
+            print("\n".join(line for r in runs for line in [*run_lines(r), ""]))
+        print(refused)
+        return EXIT_OK
+    entries, reports, text, bypass = _fire_shell(args, event, payload, tool)
+
+    if args.json:
+        print_json(
+            {
+                "event": event,
+                "tool_name": tool,
+                "bypass": bypass,
+                "payload": payload,
+                "python_callbacks": [run_json(r) for r in runs],
+                "hooks": reports,
+            }
+        )
+        return EXIT_OK
+    if not entries and not runs:
+        shell = "no shell hook for this tool" if args.for_tool else "no shell hook"
+        print(
+            f"No callbacks for {event}{target}: no Python plugin registers it and "
+            f"{shell} is configured."
+        )
+        return EXIT_OK
+    counts = [f"{len(runs)} Python callback(s)"] if runs else []
+    if entries or not runs:
+        counts.append(f"{len(entries)} shell hook(s)")
+    print(f"Firing {' and '.join(counts)} for {event}{target}:\n")
+    lines = [line for r in runs for line in [*run_lines(r), ""]]
+    print("\n".join(lines + text).rstrip())
+    return EXIT_OK
+
+
+def _fire_shell(
+    args: argparse.Namespace, event: str, payload: dict[str, Any], tool: Any
+) -> tuple[list[Any], list[dict[str, Any]], list[str], str | None]:
+    """Fire the matching, allowlisted shell hooks of ``event``: (the entries, a JSON
+    report per entry, the text lines, the consent bypass in effect)."""
+    from hermes_hooks.adapters.shell import consent
+    from hermes_hooks.adapters.shell.config import parse_hooks
+    from hermes_hooks.adapters.shell.hook import run_once
+    from hermes_hooks.adapters.shell.pin import resolve
+    from hermes_hooks.cli.shell_views import (
+        approve_hint,
+        describe_entry,
+        outcome_json,
+        outcome_lines,
+    )
+    from hermes_hooks.config import read_config, resolve_home
 
     home = resolve_home(getattr(args, "home", None))
     config = read_config(home)
@@ -120,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)
     allowlist = consent.Allowlist(home)
     approved = {(a.event, a.command): a for a in allowlist.approvals()}
-    tool = payload.get("tool_name") if event in TOOL_EVENTS else None
 
     reports: list[dict[str, Any]] = []
     text: list[str] = []
@@ -155,22 +211,4 @@ def run(args: argparse.Namespace) -> int:
             text.extend(outcome_lines(outcome))
         reports.append(report)
         text.append("")
-
-    if args.json:
-        print_json(
-            {
-                "event": event,
-                "tool_name": tool,
-                "bypass": bypass,
-                "payload": payload,
-                "hooks": reports,
-            }
-        )
-        return EXIT_OK
-    target = f" (tool: {tool})" if tool else ""
-    if not entries:
-        print(f"No shell hooks configured for {event}{target}.")
-        return EXIT_OK
-    print(f"Firing {len(entries)} shell hook(s) for {event}{target}:\n")
-    print("\n".join(text).rstrip())
-    return EXIT_OK
+    return entries, reports, text, bypass

@@ -304,7 +304,10 @@ def test_list_and_test_show_the_dialect(
     assert code == 0
     assert '      parsed: {"action": "block", "message": "no Bash"}' in out.splitlines()
     code, out = run_cli(home, capsys, "test", "pre_tool_call", "--for-tool", "write_file")
-    assert out == "No shell hooks configured for pre_tool_call (tool: write_file).\n"
+    assert out == (
+        "No callbacks for pre_tool_call (tool: write_file): no Python plugin registers it "
+        "and no shell hook for this tool is configured.\n"
+    )
 
 
 def test_doctor_accepts_plain_text_and_shows_unhonoured_answers(

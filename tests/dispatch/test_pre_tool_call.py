@@ -177,7 +177,8 @@ def test_invalid_python_returns_are_ignored(hooks: Any, value: Any) -> None:
 def test_a_guard_answer_that_is_ignored_is_an_error_logged_once(
     hooks: Any, caplog: pytest.LogCaptureFixture, value: Any, reason: str, fix: str
 ) -> None:
-    # Still ignored (the call goes ahead), but a guard whose answer is lost is loud.
+    # Still ignored (the call goes ahead), but a guard whose answer is lost is loud, and
+    # its run is a callback error.
     register(hooks, "a", lambda **kw: value)
     records: list[Any] = []
     hooks.subscribe(records.append)
@@ -189,7 +190,8 @@ def test_a_guard_answer_that_is_ignored_is_an_error_logged_once(
     assert errors == [
         f"pre_tool_call callback {name}: {reason}, so the guarded action went ahead. Fix: {fix}"
     ]
-    assert [(r.verdict, r.reason) for r in records] == [("none", reason)] * 2
+    # Recorded as a callback error (replay counts it), with the reason it was ignored.
+    assert [(r.verdict, r.reason) for r in records] == [("error", reason)] * 2
 
 
 @pytest.mark.parametrize(

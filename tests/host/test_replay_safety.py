@@ -141,6 +141,12 @@ GUARD_FAILURES = {
         "unparseable stdout (expected a JSON object)",
     ),
     "killed": ("agent-hooks/guard.sh", "#!/bin/sh\nkill -9 $$\n", "killed by signal 9"),
+    "unknown words": (
+        "agent-hooks/guard.sh",
+        '#!/bin/sh\ncat >/dev/null\necho \'{"action": "deny"}\'\n',
+        "answered action 'deny', which a pre_tool_call hook cannot say (block, approve or "
+        "modify); the answer is ignored",
+    ),
 }
 
 

@@ -38,7 +38,8 @@ def cli(home: Path, capsys: pytest.CaptureFixture[str]) -> Run:
 
     def run(*argv: str) -> tuple[int, str, str]:
         capsys.readouterr()
-        code = main(["--home", str(home), *argv])
+        # Installed plugin distributions would add their callbacks: the home alone.
+        code = main(["--home", str(home), "--no-entry-points", *argv])
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -105,7 +106,10 @@ def test_test_unknown_event_reports_the_valid_set_and_exits_2(cli: Run) -> None:
 def test_test_on_a_valid_event_does_not_list_the_valid_set(cli: Run) -> None:
     code, out, err = cli("test", "subagent_stop")
     assert code == 0
-    assert out == "No shell hooks configured for subagent_stop.\n"
+    assert out == (
+        "No callbacks for subagent_stop: no Python plugin registers it and no shell hook "
+        "is configured.\n"
+    )
     assert "Valid events" not in out + err
 
 

@@ -420,7 +420,7 @@ def test_an_unpinned_absolute_command_keeps_running(
 
 def cli(home: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     capsys.readouterr()
-    code = main(["--home", str(home), *argv])
+    code = main(["--home", str(home), "--no-entry-points", *argv])
     return code, capsys.readouterr().out
 
 
