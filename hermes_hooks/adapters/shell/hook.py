@@ -28,6 +28,7 @@ from hermes_hooks.adapters.shell.consent import (
     refusal,
 )
 from hermes_hooks.adapters.shell.dialects import Dialect, dialect_of
+from hermes_hooks.adapters.shell.dialects.claude_async import owned_by
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
@@ -43,7 +44,7 @@ class ShellHook:
     """The callback of one shell entry: one subprocess per matching firing, or one
     request to its running process when the entry is persistent."""
 
-    __slots__ = ("_present", "dialect", "entry", "pin", "process", "source", "watch")
+    __slots__ = ("_present", "dialect", "entry", "owner", "pin", "process", "source", "watch")
 
     def __init__(
         self,
@@ -52,6 +53,7 @@ class ShellHook:
         *,
         pin: Approval | None = None,
         source: str = "config.yaml",
+        owner: object | None = None,
     ) -> None:
         self.entry = entry
         self.dialect = dialect_of(entry)
@@ -60,6 +62,8 @@ class ShellHook:
         # approval could not be saved).
         self.pin = pin
         self.source = source  # the config file, for messages
+        # The load this hook belongs to: its close() ends the background runs started here.
+        self.owner = owner
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
         self.process = PersistentProcess(entry) if entry.persistent else None
@@ -87,7 +91,8 @@ class ShellHook:
         if self.process is not None:  # persistent: the answer of its running process
             outcome = self.run(payload, entry.argv)
             return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
-        return self.dialect.fire(entry, payload)
+        with owned_by(self.owner):
+            return self.dialect.fire(entry, payload)
 
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
         """(the argv to execute, None) while the command leads to the files its approval

@@ -49,6 +49,7 @@ from hermes_hooks.adapters.shell.run import (
     STREAM_CAP,
     RunResult,
     kill_group,
+    released,
     spawn,
     spawn_error,
 )
@@ -384,6 +385,7 @@ class PersistentProcess:
         kill_group(process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(DRAIN_SECONDS)
+        released(process)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
