@@ -10,7 +10,6 @@ gone too.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import subprocess

@@ -320,9 +320,7 @@ class ShellSource:
             log.debug("shell hook %s already registered on this manager", entry.where)
             return ShellRecord(entry, "registered", how, note="already registered")
         pin = self._approved_now.get((entry.event, entry.command))
-        hook = ShellHook(
-            entry, self.watch, pin=pin, source=str(self.config_path), owner=self.owner
-        )
+        hook = ShellHook(entry, self.watch, pin=pin, source=str(self.config_path), owner=self.owner)
         try:
             self._manager.register_callback(
                 entry.event,
