@@ -19,9 +19,11 @@ leads its own session, as a per-firing hook does) and the next firing starts it 
 While it keeps failing, each restart waits longer (:func:`backoff`); a firing that
 arrives during the wait fails at once (and so blocks when the entry fails closed).
 The first restart is warned about once per hook; each failure is reported like a
-per-firing hook's.  A script changed on disk, or a command that now resolves to other
-files, is restarted on the next firing, so the code that runs is the code consent just
-checked.  The process's environment is fixed when it starts (a per-firing hook gets
+per-firing hook's.  A script changed on disk (seen by one ``stat`` per firing,
+:func:`_stamp`), or a command that now resolves to other files, is restarted on the
+next firing; every start first asks the caller's ``admit`` check (consent, on the file
+about to be loaded), so the code that runs is the code consent just checked.  The
+process's environment is fixed when it starts (a per-firing hook gets
 the trace context of its firing in ``TRACEPARENT``; a persistent one gets none).
 
 One process serves one firing at a time: firings on other threads queue for it, each
