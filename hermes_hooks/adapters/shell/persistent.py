@@ -56,6 +56,7 @@ from hermes_hooks.adapters.shell.run import (
     spawn,
     spawn_error,
 )
+from hermes_hooks.errors import HermesHooksError
 
 __all__ = ["BACKOFF_FIRST", "BACKOFF_MAX", "PersistentProcess", "StartRefused", "backoff"]
 
@@ -100,9 +101,10 @@ def _stamp(path: Path | None) -> Stamp | None:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-class StartRefused(Exception):
+class StartRefused(HermesHooksError):
     """Consent refuses to (re)start the process on the script as it is now; the
-    message says why (the firing is refused like any refused hook)."""
+    message says why (the firing is refused like any refused hook, never raised into
+    the host)."""
 
 
 def _exit_text(returncode: int | None) -> str:
