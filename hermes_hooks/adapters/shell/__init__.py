@@ -320,7 +320,7 @@ class ShellSource:
             log.debug("shell hook %s already registered on this manager", entry.where)
             return ShellRecord(entry, "registered", how, note="already registered")
         pin = self._approved_now.get((entry.event, entry.command))
-        hook = ShellHook(entry, self.watch, pin=pin, source=str(self.config_path))
+        hook = ShellHook(entry, self.watch, pin=pin, source=str(self.config_path), owner=self.owner)
         try:
             self._manager.register_callback(
                 entry.event,
@@ -353,16 +353,21 @@ class ShellSource:
         self._keys.clear()
 
     def close(self, timeout: float) -> None:
-        """Wait up to ``timeout`` seconds for background (``async``) Claude Code hooks,
-        and end the processes of persistent entries, within ``timeout`` in total."""
+        """End what this source's hooks run, within ``timeout`` seconds in total: the
+        processes of persistent entries, and the background (``async``) Claude Code
+        runs its hooks started, which are waited for and then killed with their whole
+        process group."""
         from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
 
         deadline = time.monotonic() + timeout
         for shell_hook in (record.hook for record in self.entries):
             if shell_hook is not None and shell_hook.process is not None:
                 shell_hook.close(max(0.0, deadline - time.monotonic()))
-        if not BACKGROUND.wait(max(0.0, deadline - time.monotonic())):
-            log.warning("%d background shell hook(s) still running at close", BACKGROUND.running)
+        for name in BACKGROUND.stop(self.owner, max(0.0, deadline - time.monotonic())):
+            log.warning(
+                "async shell hook %s was still running at close; its process group is killed",
+                name,
+            )
 
     def section(self) -> Section:
         """This source's part of ``hermes-hooks list``: each entry with its settings,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,13 +25,15 @@ from hermes_hooks.adapters.shell.consent import (
     AllowlistWatch,
     Approval,
     approve_hint,
+    drift,
     reapprove_hint,
     refusal,
 )
 from hermes_hooks.adapters.shell.dialects import Dialect, dialect_of
+from hermes_hooks.adapters.shell.dialects.claude_async import owned_by
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
-from hermes_hooks.adapters.shell.persistent import PersistentProcess
+from hermes_hooks.adapters.shell.persistent import PersistentProcess, StartRefused
 from hermes_hooks.adapters.shell.pin import resolve
 from hermes_hooks.adapters.shell.run import RunResult
 
@@ -43,7 +46,7 @@ class ShellHook:
     """The callback of one shell entry: one subprocess per matching firing, or one
     request to its running process when the entry is persistent."""
 
-    __slots__ = ("_present", "dialect", "entry", "pin", "process", "source", "watch")
+    __slots__ = ("_present", "dialect", "entry", "owner", "pin", "process", "source", "watch")
 
     def __init__(
         self,
@@ -52,6 +55,7 @@ class ShellHook:
         *,
         pin: Approval | None = None,
         source: str = "config.yaml",
+        owner: object | None = None,
     ) -> None:
         self.entry = entry
         self.dialect = dialect_of(entry)
@@ -60,6 +64,8 @@ class ShellHook:
         # approval could not be saved).
         self.pin = pin
         self.source = source  # the config file, for messages
+        # The load this hook belongs to: its close() ends the background runs started here.
+        self.owner = owner
         # D-84: only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
         self.process = PersistentProcess(entry) if entry.persistent else None
@@ -72,6 +78,7 @@ class ShellHook:
         argv = None
         if self.watch is not None:
             if not self._still_approved():
+                self.close(0.0)  # a persistent process never serves a revoked hook
                 if not entry.fail_closed:
                     return None
                 # Revoked: the script never runs again, but a gate that must fail closed
@@ -79,15 +86,20 @@ class ShellHook:
                 return refuse(self.dialect, entry, payload, not_allowlisted(entry))
             argv, refused = self.check_resolution()
             if refused is not None:
+                self.close(0.0)
                 return refuse(self.dialect, entry, payload, refused)
             if argv is not None and argv != entry.argv:
                 # Run exactly the files the approval pinned: nothing is looked up again
                 # between this check and the spawn.
                 entry = dataclasses.replace(entry, argv=argv)
         if self.process is not None:  # persistent: the answer of its running process
-            outcome = self.run(payload, entry.argv)
+            try:
+                outcome = self.run(payload, entry.argv, admit=self._admit)
+            except StartRefused as exc:
+                return refuse(self.dialect, entry, payload, str(exc))
             return delivered(self.dialect.deliver(entry, payload, outcome), outcome)
-        return self.dialect.fire(entry, payload)
+        with owned_by(self.owner):
+            return self.dialect.fire(entry, payload)
 
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
         """(the argv to execute, None) while the command leads to the files its approval
@@ -114,6 +126,43 @@ class ShellHook:
         )
         return None, why
 
+    def _admit(self) -> None:
+        """Consent again as a persistent process (re)starts, on the script it is about
+        to load (the firing's check came before its change on disk was seen): the
+        command must still lead to the approved files (else :class:`StartRefused`), and
+        a script whose content differs from the approval's baseline is said so once per
+        version (edits are trusted: it runs, as a per-firing hook's would).  The hash
+        is taken here, once per start, never per firing."""
+        if self.watch is None:
+            return  # not loaded (``test``, ``doctor``): no consent to check
+        _, refused = self.check_resolution()
+        if refused is not None:
+            raise StartRefused(refused)
+        entry = self.entry
+        approval = self.watch.approval(entry.event, entry.command) or self.pin
+        if approval is None or approval.script_sha256 is None:
+            return
+        state = drift(approval, entry.base)
+        if state.content_changed:
+            warn_once(
+                log,
+                (
+                    "persistent-edited",
+                    entry.event,
+                    entry.index,
+                    entry.command,
+                    state.current.sha256,
+                ),
+                "%s: persistent shell hook %s (%s) starts on %s, edited since it was "
+                "approved (its sha256 is no longer the approved one); edits are trusted, "
+                "so the new code runs. %s",
+                self.source,
+                entry.where,
+                entry.command,
+                state.current.path,
+                reapprove_hint(entry.event, entry.command, state.current.resolution),
+            )
+
     def _still_approved(self) -> bool:
         assert self.watch is not None
         entry = self.entry
@@ -133,16 +182,22 @@ class ShellHook:
         )
         return False
 
-    def run(self, payload: dict[str, Any], argv: tuple[str, ...] | None = None) -> Outcome:
+    def run(
+        self,
+        payload: dict[str, Any],
+        argv: tuple[str, ...] | None = None,
+        admit: Callable[[], None] | None = None,
+    ) -> Outcome:
         """Spawn the command (or ``argv``, its resolved form) on ``payload`` and interpret
         the result (no consent or matcher check: ``hermes-hooks test`` and ``doctor``
-        call this directly)."""
+        call this directly).  ``admit``: a persistent process's start check (see
+        :meth:`PersistentProcess.request`)."""
         entry = self.entry
         if argv is not None and argv != entry.argv:
             entry = dataclasses.replace(entry, argv=argv)
         if self.process is not None:  # persistent (Hermes dialect): its running process
             stdin, _ = self.dialect.stdin(entry, payload)
-            result = self.process.request(stdin, entry.argv)
+            result = self.process.request(stdin, entry.argv, admit)
             return interpret(entry, result, self.dialect.read, payload)
         return self.dialect.run(entry, payload)
 

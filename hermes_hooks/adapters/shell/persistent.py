@@ -19,9 +19,11 @@ leads its own session, as a per-firing hook does) and the next firing starts it 
 While it keeps failing, each restart waits longer (:func:`backoff`); a firing that
 arrives during the wait fails at once (and so blocks when the entry fails closed).
 The first restart is warned about once per hook; each failure is reported like a
-per-firing hook's.  A script changed on disk, or a command that now resolves to other
-files, is restarted on the next firing, so the code that runs is the code consent just
-checked.  The process's environment is fixed when it starts (a per-firing hook gets
+per-firing hook's.  A script changed on disk (seen by one ``stat`` per firing,
+:func:`_stamp`), or a command that now resolves to other files, is restarted on the
+next firing; every start first asks the caller's ``admit`` check (consent, on the file
+about to be loaded), so the code that runs is the code consent just checked.  The
+process's environment is fixed when it starts (a per-firing hook gets
 the trace context of its firing in ``TRACEPARENT``; a persistent one gets none).
 
 One process serves one firing at a time: firings on other threads queue for it, each
@@ -39,21 +41,24 @@ import select
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from hermes_hooks._log import get_logger, warn_once
-from hermes_hooks.adapters.shell.config import script_for_command
+from hermes_hooks.adapters.shell.config import script_for_argv
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.run import (
     DRAIN_SECONDS,
     STREAM_CAP,
     RunResult,
     kill_group,
+    released,
     spawn,
     spawn_error,
 )
+from hermes_hooks.errors import HermesHooksError
 
-__all__ = ["BACKOFF_FIRST", "BACKOFF_MAX", "PersistentProcess", "backoff"]
+__all__ = ["BACKOFF_FIRST", "BACKOFF_MAX", "PersistentProcess", "StartRefused", "backoff"]
 
 log = get_logger("hermes_hooks.shell")
 
@@ -76,15 +81,30 @@ def backoff(failures: int) -> float:
     return min(BACKOFF_FIRST * 2 ** (failures - 2), BACKOFF_MAX)
 
 
-def _stamp(path: Path | None) -> tuple[int, int, int] | None:
-    """What identifies one version of the script on disk (None when it cannot be seen)."""
+Stamp = tuple[int, int, int, int, int]
+
+
+def _stamp(path: Path | None) -> Stamp | None:
+    """What identifies one version of the script on disk (None when it cannot be seen).
+
+    One ``stat`` per firing, no read: the file (device and inode, so a file renamed
+    over it), its size, its mtime, and its ctime, which every write and every
+    ``utime`` moves and which no user can set back, so an edit in place that keeps
+    the size and restores the mtime is seen too.
+    """
     if path is None:
         return None
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+class StartRefused(HermesHooksError):
+    """Consent refuses to (re)start the process on the script as it is now; the
+    message says why (the firing is refused like any refused hook, never raised into
+    the host)."""
 
 
 def _exit_text(returncode: int | None) -> str:
@@ -116,12 +136,14 @@ class PersistentProcess:
 
     def __init__(self, entry: ShellEntry) -> None:
         self.entry = entry
-        # Watched for changes (None: nothing to watch).
-        self.script: Path | None = script_for_command(entry.command)
+        # Watched for changes (None: nothing to watch): the script of the argv run,
+        # looked up again only when that argv changes.
+        self.script: Path | None = script_for_argv(entry.argv)
+        self._script_of: tuple[str, ...] = entry.argv
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._argv: tuple[str, ...] = entry.argv  # what the running process executes
-        self._stamp: tuple[int, int, int] | None = None
+        self._stamp: Stamp | None = None
         self._buffer = b""  # stdout read past the last answer line (a protocol error)
         self._next_id = 1
         self._failures = 0  # failures in a row
@@ -136,12 +158,21 @@ class PersistentProcess:
 
     # -- one firing --------------------------------------------------------------------
 
-    def request(self, document: bytes, argv: tuple[str, ...] | None = None) -> RunResult:
+    def request(
+        self,
+        document: bytes,
+        argv: tuple[str, ...] | None = None,
+        admit: Callable[[], None] | None = None,
+    ) -> RunResult:
         """Send one firing's stdin ``document`` (a JSON object on one line) to the
         process running ``argv`` (the command as consent resolved it; the entry's own by
-        default), and wait for the answer line within the entry's timeout.  Never
-        raises for anything the hook does; ``KeyboardInterrupt`` kills the group and
-        propagates."""
+        default), and wait for the answer line within the entry's timeout.
+
+        ``admit`` is called each time the process is about to be started (the first
+        time, and again after a change on disk or a failure), on the script as it is
+        then: it raises :class:`StartRefused` when consent refuses it, and nothing is
+        started (a process running the old code is already stopped).  Never raises for
+        anything the hook does; ``KeyboardInterrupt`` kills the group and propagates."""
         started = time.monotonic()
         deadline = started + self.entry.timeout
         if not self._lock.acquire(timeout=self.entry.timeout):
@@ -150,7 +181,7 @@ class PersistentProcess:
                 elapsed=time.monotonic() - started,
             )
         try:
-            result = self._request(document, argv or self.entry.argv, deadline)
+            result = self._request(document, argv or self.entry.argv, deadline, admit)
         except BaseException:
             self._stop()
             raise
@@ -159,7 +190,18 @@ class PersistentProcess:
         result.elapsed = time.monotonic() - started
         return result
 
-    def _request(self, document: bytes, argv: tuple[str, ...], deadline: float) -> RunResult:
+    def _request(
+        self,
+        document: bytes,
+        argv: tuple[str, ...],
+        deadline: float,
+        admit: Callable[[], None] | None,
+    ) -> RunResult:
+        # Taken before anything is checked or started: an edit made after this is seen
+        # by the next firing.
+        if argv != self._script_of:
+            self.script, self._script_of = script_for_argv(argv), argv
+        stamp = _stamp(self.script)
         process = self._process
         if process is not None and process.poll() is not None:
             # It ended between firings (a hook may exit after answering): start anew.
@@ -174,10 +216,10 @@ class PersistentProcess:
             )
             self._stop()
             process = None
-        if process is not None and (argv != self._argv or _stamp(self.script) != self._stamp):
+        if process is not None and (argv != self._argv or stamp != self._stamp):
             log.info(
                 "persistent shell hook %s (%s): the script or what the command resolves "
-                "to changed; restarting it",
+                "to changed; restarting it on the new code",
                 self.entry.where,
                 self.entry.command,
             )
@@ -190,13 +232,16 @@ class PersistentProcess:
                     error=f"not restarted yet after {self._failures} failures in a row "
                     f"(next try in {wait:.1f}s)"
                 )
-            failure = self._start(argv)
+            if admit is not None:
+                admit()  # consent, on the script the process is about to load
+            failure = self._start(argv, stamp)
             if failure is not None:
                 return self._failed(RunResult(error=failure))
         return self._exchange(document, deadline)
 
-    def _start(self, argv: tuple[str, ...]) -> str | None:
-        """Start ``argv``; the reason it could not start, or None."""
+    def _start(self, argv: tuple[str, ...], stamp: Stamp | None) -> str | None:
+        """Start ``argv`` on the script version ``stamp``; the reason it could not
+        start, or None."""
         entry = self.entry
         if self._failures:
             warn_once(
@@ -208,7 +253,7 @@ class PersistentProcess:
                 entry.command,
                 int(BACKOFF_MAX),
             )
-        self._stamp = _stamp(self.script)
+        self._stamp = stamp
         self._argv = argv
         try:
             self._process = spawn(argv)
@@ -384,6 +429,7 @@ class PersistentProcess:
         kill_group(process)
         with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(DRAIN_SECONDS)
+        released(process)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):

@@ -16,21 +16,27 @@ The rules (SH-12, D-15, design.md "Performance"):
   a quick hook is reaped the moment it exits and one that exits while something it
   forked still holds its pipes does not keep the caller waiting: output is drained for
   at most :data:`DRAIN_SECONDS` (as after a kill) and the helper is left alone;
-* the direct child is always reaped, so no zombie is left.
+* the direct child is always reaped, so no zombie is left;
+* every hook started here is recorded until it is reaped (:class:`ProcessSet`), so the
+  groups still running can be killed together: those of one background run when
+  ``close()`` ends it, and all of them when the host's interpreter exits (an ``atexit``
+  hook, registered at the first spawn), so nothing a hook runs outlives its host.
 
 On platforms without ``poll`` (Windows) a simpler ``communicate()`` path is used.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import os
 import select
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from hermes_hooks.telemetry import trace_environment
@@ -38,11 +44,15 @@ from hermes_hooks.telemetry import trace_environment
 __all__ = [
     "DRAIN_SECONDS",
     "STREAM_CAP",
+    "ProcessSet",
     "RunResult",
+    "collecting",
     "kill_group",
+    "released",
     "run_command",
     "spawn",
     "spawn_error",
+    "stopped",
 ]
 
 #: Bytes kept per output stream (stdout and stderr each); the rest is discarded.
@@ -103,12 +113,117 @@ class _Capture:
         return b"".join(self.chunks)
 
 
+class ProcessSet:
+    """Hook processes not reaped yet, whose groups can be killed together.
+
+    Once :meth:`stop` ran, the set kills every process added to it at once, and
+    :func:`spawn` refuses to start one for it: a stopped run cannot start again.
+    """
+
+    __slots__ = ("_lock", "_processes", "stopped")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._processes: set[subprocess.Popen[bytes]] = set()
+        self.stopped = False
+
+    def add(self, process: subprocess.Popen[bytes]) -> bool:
+        """Record ``process``; False (and its group killed) when the set is stopped."""
+        with self._lock:
+            if not self.stopped:
+                # Forget the ones reaped meanwhile (a kill never needs them again).
+                self._processes = {p for p in self._processes if p.returncode is None}
+                self._processes.add(process)
+                return True
+        kill_group(process)
+        return False
+
+    def discard(self, process: subprocess.Popen[bytes]) -> None:
+        """Forget ``process`` (it was reaped)."""
+        with self._lock:
+            self._processes.discard(process)
+
+    def stop(self, reap: float = DRAIN_SECONDS) -> int:
+        """Kill the group of every process not reaped yet, then reap them within
+        ``reap`` seconds in total (so none is left a zombie for init); return how many
+        were killed."""
+        with self._lock:
+            self.stopped = True
+            processes, self._processes = self._processes, set()
+        # Only a process we have not reaped: until then its pid, and so its group id,
+        # cannot be given to another process.
+        killed = [p for p in processes if p.returncode is None]
+        for process in killed:
+            kill_group(process)
+        deadline = time.monotonic() + reap
+        for process in killed:
+            # SIGKILL is delivered at once; the bound only guards a process stuck in the
+            # kernel.  The thread running it may reap it first: wait() copes.
+            with contextlib.suppress(subprocess.TimeoutExpired, ChildProcessError):
+                process.wait(max(0.0, deadline - time.monotonic()))
+        return len(killed)
+
+
+#: Every hook of this process not reaped yet (killed when the interpreter exits).
+_ALL = ProcessSet()
+_local = threading.local()
+_exit_lock = threading.Lock()
+_exit_registered = False
+
+
+@contextlib.contextmanager
+def collecting(processes: ProcessSet) -> Iterator[None]:
+    """Within this block, the hooks this thread starts are recorded in ``processes``
+    too (a background run's own set, which ``close()`` stops)."""
+    previous = getattr(_local, "collector", None)
+    _local.collector = processes
+    try:
+        yield
+    finally:
+        _local.collector = previous
+
+
+def stopped() -> bool:
+    """Whether this thread's hooks were stopped: its background run was ended by
+    ``close()``, or the interpreter is exiting."""
+    collector: ProcessSet | None = getattr(_local, "collector", None)
+    return _ALL.stopped or (collector is not None and collector.stopped)
+
+
+def released(process: subprocess.Popen[bytes]) -> None:
+    """Forget a hook process that was reaped (or is being let go after a kill)."""
+    _ALL.discard(process)
+    collector: ProcessSet | None = getattr(_local, "collector", None)
+    if collector is not None:
+        collector.discard(process)
+
+
+def _kill_all_at_exit() -> None:
+    """The interpreter exits: kill the group of every hook still running (a host that
+    never called ``close()`` leaves nothing behind either)."""
+    _ALL.stop()
+
+
+def _watch_exit() -> None:
+    global _exit_registered
+    with _exit_lock:
+        if not _exit_registered:
+            atexit.register(_kill_all_at_exit)
+            _exit_registered = True
+
+
 def spawn(
     argv: Sequence[str], env: dict[str, str] | None = None, cwd: str | None = None
 ) -> subprocess.Popen[bytes]:
     """Start a hook: no shell, all three streams piped and unbuffered, in a session (and
-    so a process group) of its own, so a kill reaches everything it started."""
-    return subprocess.Popen(
+    so a process group) of its own, so a kill reaches everything it started.  It is
+    recorded until :func:`released` (see :class:`ProcessSet`); raises ``OSError``
+    (``ECANCELED``) when this thread's hooks were stopped."""
+    collector: ProcessSet | None = getattr(_local, "collector", None)
+    if stopped():
+        raise OSError(errno.ECANCELED, "the hooks were closed")
+    _watch_exit()
+    process = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -118,6 +233,10 @@ def spawn(
         env=env,
         cwd=cwd,
     )
+    # A set stopped meanwhile kills it at once; the run then sees it die.
+    if _ALL.add(process) and collector is not None:
+        collector.add(process)
+    return process
 
 
 def spawn_error(exc: OSError, argv: tuple[str, ...]) -> str:
@@ -173,6 +292,7 @@ def run_command(
         process.wait()
         raise
     finally:
+        released(process)
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None and not stream.closed:
                 stream.close()

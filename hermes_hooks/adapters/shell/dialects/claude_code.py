@@ -71,7 +71,7 @@ from hermes_hooks.adapters.shell.output import (
     stderr_text,
 )
 from hermes_hooks.adapters.shell.output import interpret as interpret_with
-from hermes_hooks.adapters.shell.run import RunResult, run_command
+from hermes_hooks.adapters.shell.run import RunResult, run_command, stopped
 from hermes_hooks.envelope import dumps
 from hermes_hooks.errors import PluginLoadError
 
@@ -432,6 +432,8 @@ def _background(entry: ShellEntry, payload: dict[str, Any]) -> None:
         _partial(entry, inputs)  # async hooks cannot be fail_closed: this only warns
     for item in _selected(spec, inputs.items, payload, cwd):
         result, _ = _execute(entry, payload, item, cwd)
+        if stopped():  # close() ended the run (and said so): nothing more is delivered
+            return
         text = ""
         if spec.options.background == REWAKE and result.returncode == 2:
             text = stderr_text(result) or (decode_stdout(result)[0] or "")
@@ -530,7 +532,7 @@ class ClaudeCodeDialect:
         transcript = transcript_for(spec, payload)
         if transcript is not None:
             payload = {**payload, "transcript_path": transcript}
-        BACKGROUND.start(lambda: _background(entry, payload), entry.where)
+        BACKGROUND.start(lambda: _background(entry, payload), f"{entry.where} ({entry.command})")
         return None
 
     def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
