@@ -26,8 +26,9 @@ hidden from the reader, and the approval pins the exact string.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-__all__ = ["UNSAFE", "escape", "escape_json"]
+__all__ = ["UNSAFE", "escape", "escape_json", "escape_lines"]
 
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 
@@ -38,7 +39,6 @@ UNSAFE = frozenset(
     + ["\u2028", "\u2029"]
     + list(_BIDI)
 )
-
 
 
 def _class(chars: frozenset[str]) -> re.Pattern[str]:
@@ -75,6 +75,16 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     if pattern.search(text) is None:
         return text
     return pattern.sub(_replace, text)
+
+
+def escape_lines(lines: Iterable[str]) -> str:
+    """``lines`` joined with newlines for the terminal, each line escaped whole.
+
+    The text output of a command is built from lines, many holding text from a config
+    or a hook (a command, a plugin's name or error, a hook's stderr or reason): escaping
+    each line keeps an ``ESC`` sequence from rewriting the screen and a newline from
+    forging a line of the report, while the lines themselves stay lines."""
+    return "\n".join(escape(line) for line in lines)
 
 
 def escape_json(text: str) -> str:

@@ -275,6 +275,7 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from dataclasses import asdict  # deferred: --help lists this command
 
+    from hermes_hooks._escape import escape_json, escape_lines
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
     from hermes_hooks.host.job import FAIL_ON
     from hermes_hooks.host.recording import scan_recording
@@ -305,11 +306,12 @@ def _replay(args: argparse.Namespace) -> int:
         ]
         if js:
             tail = {"summary": asdict(total), "failed_on": failed}
-            report.write("\n], " + json.dumps(tail, ensure_ascii=False, indent=2)[1:] + "\n")
+            tail_json = escape_json(json.dumps(tail, ensure_ascii=False, indent=2))
+            report.write("\n], " + tail_json[1:] + "\n")
         else:
             if len(results) > 1:
                 lines = ["", "Total of all recordings", *summary_lines(total)[1:]]
-                report.write("\n".join(lines) + "\n")
+                report.write(escape_lines(lines) + "\n")
             if failed:
                 report.write(_failure_text(results, failed))
         report.flush()
@@ -321,8 +323,10 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _failure_text(results: list[Any], failed: list[str]) -> str:
+    from hermes_hooks._escape import escape_lines
+
     lines = ["", f"replay failed: --fail-on {' and '.join(failed)}"]
     for result in results:
         for hit in result.hits:
             lines.append(f"  {result.path}: {hit.describe()}")
-    return "\n".join(lines) + "\n"
+    return escape_lines(lines) + "\n"

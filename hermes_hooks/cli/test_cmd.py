@@ -74,6 +74,7 @@ def _unknown_event(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Fire every matching, allowlisted shell hook of ``args.event`` once."""
     from hermes_hooks._contract import ShellUse
+    from hermes_hooks._escape import escape_lines
     from hermes_hooks.adapters.shell import consent
     from hermes_hooks.adapters.shell.config import parse_hooks
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
@@ -172,5 +173,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"No shell hooks configured for {event}{target}.")
         return EXIT_OK
     print(f"Firing {len(entries)} shell hook(s) for {event}{target}:\n")
-    print("\n".join(text).rstrip())
+    print(escape_lines(text).rstrip())
     return EXIT_OK
