@@ -25,6 +25,7 @@ hidden from the reader, and the approval pins the exact string.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -46,11 +47,17 @@ def _class(chars: frozenset[str]) -> re.Pattern[str]:
     return re.compile("[" + "".join(f"\\u{ord(c):04x}" for c in sorted(chars)) + "]")
 
 
-# One class per search, so text with nothing to escape (nearly all) costs one scan.
-_ALL = _class(UNSAFE)
-_BUT_NEWLINE = _class(UNSAFE - {"\n"})
-# json.dumps(ensure_ascii=False) escapes the C0 controls itself; these it leaves raw.
-_JSON_RAW = _class(frozenset(c for c in UNSAFE if ord(c) >= 0x7F))
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(every unsafe character, all but the line feed, those JSON leaves raw), compiled
+    on first use: ``import hermes_hooks`` should not pay for the compile."""
+    return (
+        _class(UNSAFE),
+        _class(UNSAFE - {"\n"}),
+        # json.dumps(ensure_ascii=False) escapes the C0 controls itself, not these.
+        _class(frozenset(c for c in UNSAFE if ord(c) >= 0x7F)),
+    )
+
 
 _NAMED = {"\n": "\\n", "\r": "\\r"}
 
@@ -71,7 +78,7 @@ def escape(text: str, *, keep_newlines: bool = False) -> str:
     escaped) for text whose lines are ours by design, such as a formatted traceback
     whose untrusted parts were escaped on their own.
     """
-    pattern = _BUT_NEWLINE if keep_newlines else _ALL
+    pattern = _patterns()[1 if keep_newlines else 0]
     if pattern.search(text) is None:
         return text
     return pattern.sub(_replace, text)
@@ -92,6 +99,7 @@ def escape_json(text: str) -> str:
     leaves raw (DEL, C1 controls, line separators, bidirectional controls) written as
     ``\\uXXXX`` escapes: the same JSON value, safe to print on a terminal.  Each of them
     can only stand inside a JSON string, where ``\\uXXXX`` means the same character."""
-    if _JSON_RAW.search(text) is None:
+    raw = _patterns()[2]
+    if raw.search(text) is None:
         return text
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return raw.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

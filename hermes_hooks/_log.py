@@ -38,6 +38,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping
+from numbers import Number
 from types import TracebackType
 
 from hermes_hooks._escape import escape
@@ -249,7 +250,7 @@ def _escaped(text: str) -> str:
 
 def _shown(value: object) -> object:
     # Numbers keep their type, so "%d" and "%.3f" still format them.
-    return value if isinstance(value, (int, float)) else _Shown(value)
+    return value if isinstance(value, Number) else _Shown(value)
 
 
 def _shown_args(args: tuple[object, ...] | Mapping[str, object]) -> object:
@@ -293,12 +294,16 @@ class RedactingFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
-            if record.args:
-                message = str(record.msg) % _shown_args(record.args)
-            else:
+            message = str(record.msg) % _shown_args(record.args) if record.args else None
+        except Exception:  # a "%c" of a string, say: the whole line is escaped below
+            message = None
+        if message is None:
+            try:
                 message = record.getMessage()
-        except Exception:  # a broken format: let logging report it as it always does
-            return True
+            except Exception:  # a broken format: let logging report it as it always does
+                return True
+            if record.args:
+                message = escape(message)
         record.msg, record.args = redact(escape(message, keep_newlines=True)), None
         if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
             record.exc_text = _traceback_text(record.exc_info)

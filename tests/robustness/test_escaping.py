@@ -18,6 +18,7 @@ import pty
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import IO
 
@@ -227,8 +228,13 @@ def test_a_traceback_keeps_its_lines_and_escapes_each_exception_message(
 def test_the_format_string_keeps_its_newlines_and_numbers_their_format(
     log_text: io.StringIO,
 ) -> None:
-    get_logger("hermes_hooks").warning("%d problems:\n  %s\n  %r", 2, "a\nb", "c\x1b")
-    assert log_text.getvalue() == "WARNING hermes_hooks: 2 problems:\n  a\\nb\n  'c\\x1b'\n"
+    log = get_logger("hermes_hooks")
+    log.warning("%d problems in %.1fs:\n  %s\n  %r", 2, Decimal("1.25"), "a\nb", "c\x1b")
+    log.warning("%c%s", "x", "\ny")  # an argument formatting cannot wrap: the line, escaped
+    assert log_text.getvalue() == (
+        "WARNING hermes_hooks: 2 problems in 1.2s:\n  a\\nb\n  'c\\x1b'\n"
+        "WARNING hermes_hooks: x\\ny\n"
+    )
 
 
 # -- the terminal --------------------------------------------------------------------------
