@@ -1,4 +1,12 @@
-"""Logging helpers: the package logger, warn-once deduplication (D-14) and redaction.
+"""Logging helpers: the package logger, warn-once deduplication (D-14), escaping and
+redaction.
+
+Escaping rule: the same filter escapes every argument of a record
+(:func:`~hermes_hooks._escape.escape`: newlines, ``ESC``, carriage returns, other
+controls and bidirectional overrides become visible ``\\n``, ``\\x1b``, ``\\u202e``),
+so a tool name, an exception message or a hook's stderr cannot forge a log line or
+rewrite the terminal that shows it.  The format string is ours: its newlines stay.  A
+traceback keeps its lines, with each exception's message escaped whole.
 
 Redaction rule: every record logged through one of :data:`REDACTED_LOGGERS` (all the
 loggers of this package, ``gateway.hooks`` included) passes :func:`redact` before any
@@ -29,7 +37,11 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
+from numbers import Number
+from types import TracebackType
+
+from hermes_hooks._escape import escape
 
 __all__ = [
     "REDACTED",
@@ -210,20 +222,98 @@ def excerpt(text: str, limit: int) -> str:
     return redact(text[: limit + _EXCERPT_SLACK])[:limit]
 
 
+_ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
+
+
+class _Shown:
+    """A log argument as the line shows it: its ``str`` and ``repr`` redacted and
+    escaped (:func:`~hermes_hooks._escape.escape`), so ``%s`` and ``%r`` both work."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: object) -> None:
+        self._value = value
+
+    def __str__(self) -> str:
+        return _escaped(str(self._value))
+
+    def __repr__(self) -> str:
+        return _escaped(repr(self._value))
+
+
+def _escaped(text: str) -> str:
+    # Redact before escaping too: an escape can split a secret from the key naming it
+    # ("token=\x1bsk-..."), which the redaction of the whole line would then miss.
+    escaped = escape(text)
+    return text if escaped is text else escape(redact(text))
+
+
+def _shown(value: object) -> object:
+    # Numbers keep their type, so "%d" and "%.3f" still format them.
+    return value if isinstance(value, Number) else _Shown(value)
+
+
+def _shown_args(args: tuple[object, ...] | Mapping[str, object]) -> object:
+    if isinstance(args, Mapping):
+        return {key: _shown(value) for key, value in args.items()}
+    return tuple(_shown(value) for value in args)
+
+
+def _traceback_text(exc_info: _ExcInfo) -> str:
+    """A record's traceback with each exception's message and notes escaped whole, and
+    the rest (file names, source lines: the traceback's own lines) kept line by line."""
+    text = logging.Formatter().formatException(exc_info)
+    pieces: set[str] = set()
+    pending: list[BaseException | None] = [exc_info[1]]
+    seen: set[int] = set()
+    while pending:
+        exc = pending.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        pieces.add(exception_text(exc))
+        notes = getattr(exc, "__notes__", None)
+        if isinstance(notes, (list, tuple)):
+            pieces.update(note for note in notes if isinstance(note, str))
+        pending += [exc.__cause__, exc.__context__, *getattr(exc, "exceptions", ())]
+    for piece in sorted(pieces, key=len, reverse=True):
+        if escape(piece) is not piece:
+            text = text.replace(piece, escape(piece))
+    return escape(text, keep_newlines=True)
+
+
 class RedactingFilter(logging.Filter):
-    """Applies :func:`redact` to a record's final message and traceback text."""
+    """Escapes and redacts a record before any handler sees it.
+
+    Each message argument (the text we did not write: a tool name, an exception, a
+    hook's stderr) is escaped whole, newlines included, so it cannot forge a line or
+    move the cursor; the format string is ours, so its newlines stay, and only the
+    other controls are escaped in the final line.  A traceback keeps its lines, with
+    each exception's message escaped whole.  Then :func:`redact` masks secrets.
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
-            message = record.getMessage()
-        except Exception:  # a broken format: let logging report it as it always does
-            return True
-        record.msg, record.args = redact(message), None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            message = str(record.msg) % _shown_args(record.args) if record.args else None
+        except Exception:  # a "%c" of a string, say: the whole line is escaped below
+            message = None
+        if message is None:
+            try:
+                message = record.getMessage()
+            except Exception:  # a broken format: let logging report it as it always does
+                return True
+            if record.args:
+                message = escape(message)
+        record.msg, record.args = redact(escape(message, keep_newlines=True)), None
+        if record.exc_info and record.exc_info[1] is not None and not record.exc_text:
+            record.exc_text = _traceback_text(record.exc_info)
+        elif record.exc_text:
+            record.exc_text = escape(record.exc_text, keep_newlines=True)
         if record.exc_text:
             record.exc_text = redact(record.exc_text)
             record.exc_info = None  # handlers would format the raw exception again
+        if record.stack_info:
+            record.stack_info = escape(record.stack_info, keep_newlines=True)
         return True
 
 

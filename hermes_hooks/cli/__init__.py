@@ -122,10 +122,17 @@ def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool =
 
 
 def print_json(data: Any) -> None:
-    """Print ``data`` as indented JSON (the ``--json`` output of every command)."""
+    """Print ``data`` as indented JSON (the ``--json`` output of every command).
+
+    The JSON is the data as it is, untrusted strings included: JSON escapes their C0
+    controls itself, and :func:`~hermes_hooks._escape.escape_json` the few characters
+    it would leave raw (DEL, C1 controls, bidirectional overrides), so the document is
+    safe on a terminal and parses to the same values."""
     import json
 
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    from hermes_hooks._escape import escape_json
+
+    print(escape_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
 
 
 def build_parser(command: str | None = "") -> argparse.ArgumentParser:
@@ -267,10 +274,18 @@ def _main(words: list[str]) -> int:
     try:
         return int(args.run(args))
     except (UnknownHookError, ConfigError, RecordingError) as exc:
-        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        print(f"hermes-hooks: {_error_text(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except HermesHooksError as exc:
-        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        print(f"hermes-hooks: {_error_text(exc)}", file=sys.stderr)
         return EXIT_FAILURE
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
+
+
+def _error_text(exc: BaseException) -> str:
+    """An error's message for the terminal: its lines kept (a config error lists one
+    problem a line), every other control character escaped."""
+    from hermes_hooks._escape import escape
+
+    return escape(str(exc), keep_newlines=True)

@@ -73,24 +73,30 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    print(f"Approved shell hook for {event}: {command}")
+    from hermes_hooks._escape import escape_lines
+
+    # The command and its paths come from the command line or config.yaml: escaped.
+    lines = [f"Approved shell hook for {event}: {command}"]
     if approval.script_mtime_at_approval:
-        print(f"  script: {script}")
-        print(f"  mtime:  {approval.script_mtime_at_approval}")
-        print(f"  sha256: {approval.script_sha256}")
+        lines.append(f"  script: {script}")
+        lines.append(f"  mtime:  {approval.script_mtime_at_approval}")
+        lines.append(f"  sha256: {approval.script_sha256}")
     else:
-        print(f"  script: {script or '?'} not found — no baseline recorded, edits go unnoticed")
+        lines.append(
+            f"  script: {script or '?'} not found — no baseline recorded, edits go unnoticed"
+        )
     if resolution is not None and resolution.program != resolution.script:
-        print(f"  program: {resolution.program or 'not found on PATH'}")
+        lines.append(f"  program: {resolution.program or 'not found on PATH'}")
     if resolution is not None and resolution.depends_on:
-        print(
+        lines.append(
             f"  pinned: the command depends on {' and '.join(resolution.depends_on)}; "
             "it runs only while it leads to these files"
         )
     if not configured:
-        print(
+        lines.append(
             f"  note: {home / 'config.yaml'} has no hooks.{event} entry with this exact "
             "command yet; the approval applies once one is added"
         )
-    print(f"  saved in {allowlist.path}")
+    lines.append(f"  saved in {allowlist.path}")
+    print(escape_lines(lines))
     return EXIT_OK

@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
     from dataclasses import asdict  # deferred, as every import here: --help lists us
 
+    from hermes_hooks._escape import escape_lines
     from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.config import check_config
@@ -42,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})
     else:
-        for finding in findings:
-            print(f"{_MARKS[finding.level]} {finding.subject}: {finding.message}")
+        lines = (f"{_MARKS[f.level]} {f.subject}: {f.message}" for f in findings)
+        if findings:
+            print(escape_lines(lines))
         print(f"\n{'problems found' if failed else 'no problems found'} ({len(findings)} checks)")
     return EXIT_FAILURE if failed else EXIT_OK

@@ -221,10 +221,14 @@ def _jsonable(value: Any) -> bool:
 
 
 def _print_text(event: str, result: dict[str, Any], missing: list[str], logs: list[str]) -> None:
+    from hermes_hooks._escape import escape_lines
+
+    lines: list[str] = []  # each escaped whole when shown: hooks' text is untrusted
     subscribers = result["subscribers"]
-    print(f"{event} → {len(subscribers)} gateway hook(s)")
+    lines.append(f"{event} → {len(subscribers)} gateway hook(s)")
     if missing:
-        print(f"  note: the context lacks keys documented for this event: {', '.join(missing)}")
+        keys = ", ".join(missing)
+        lines.append(f"  note: the context lacks keys documented for this event: {keys}")
     for record in result["records"]:
         line = f"  {_MARKS[record.outcome]} {record.hook}  {record.outcome}"
         line += f" ({record.duration * 1000:.1f} ms)" if record.outcome == "ok" else ""
@@ -232,9 +236,9 @@ def _print_text(event: str, result: dict[str, Any], missing: list[str], logs: li
             line += f": {record.detail}"
         elif record.result is not None:
             line += f", returned {record.result!r}"
-        print(line + f"  {record.path}")
+        lines.append(line + f"  {record.path}")
     if not result["drained"]:
-        print("  ✗ still running when --wait ran out")
+        lines.append("  ✗ still running when --wait ran out")
     decision = result["decision"]
     if decision is not None:
         text = {
@@ -244,7 +248,8 @@ def _print_text(event: str, result: dict[str, Any], missing: list[str], logs: li
             + (f": {decision.reply}" if decision.reply else " (no reply)"),
             "rewrite": f"rewrite by {decision.hook}: {decision.text}",
         }[decision.action]
-        print(f"decision: {text}")
+        lines.append(f"decision: {text}")
     if logs:
-        print("log:")
-        print("\n".join(f"  {line}" for line in logs))
+        lines.append("log:")
+        lines.extend(f"  {line}" for line in logs)
+    print(escape_lines(lines))

@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
+    from hermes_hooks._escape import escape_lines
     from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import load_home, print_json
 
@@ -31,5 +32,5 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print_json(data)
         else:
-            print("\n".join(text))
+            print(escape_lines(text))
         return 0

@@ -24,6 +24,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._escape import escape, escape_json
+
 if TYPE_CHECKING:
     from http.server import BaseHTTPRequestHandler
 
@@ -93,7 +95,7 @@ class _Receiver:
         """Print one request (a block of text, or one JSON line with ``--json``)."""
         with self.lock:
             if self.args.json:
-                print(json.dumps(record, ensure_ascii=False), flush=True)
+                print(escape_json(json.dumps(record, ensure_ascii=False)), flush=True)
             else:
                 print(_text(record), flush=True)
             self.handled += 1
@@ -110,13 +112,13 @@ def _text(record: dict[str, Any]) -> str:
         mark, note = "•", "signature not checked (no --secret-env)"
     if record.get("duplicate"):
         note += ", DUPLICATE delivery id (a retry): acknowledge, do not process again"
-    head = f"{mark} {record.get('event')}  {record.get('delivery_id')}  {note}"
+    head = escape(f"{mark} {record.get('event')}  {record.get('delivery_id')}  {note}")
     body = record.get("body")
     if body is None:
         return head
-    if isinstance(body, str):
-        return f"{head}\n{body}"
-    return f"{head}\n{json.dumps(body, indent=2, ensure_ascii=False)}"
+    if isinstance(body, str):  # not JSON: shown as sent, but no control redraws the screen
+        return f"{head}\n{escape(body, keep_newlines=True)}"
+    return f"{head}\n{escape_json(json.dumps(body, indent=2, ensure_ascii=False))}"
 
 
 def _handler(receiver: _Receiver) -> type[BaseHTTPRequestHandler]:

@@ -99,6 +99,7 @@ def _selected(outbox: Outbox, args: argparse.Namespace) -> list[Row] | None:
 
 
 def _list(outbox: Outbox | None, args: argparse.Namespace, home: Path) -> int:
+    from hermes_hooks._escape import escape
     from hermes_hooks.cli import print_json
 
     state = None if args.state == "all" else args.state
@@ -110,11 +111,12 @@ def _list(outbox: Outbox | None, args: argparse.Namespace, home: Path) -> int:
     dead = len(rows) - pending
     print(f"Outbox of {home}: {pending} pending, {dead} dead")
     for row in rows:
-        print(_row_line(row))
+        print(escape(_row_line(row)))
     return 0
 
 
 def _show(outbox: Outbox | None, args: argparse.Namespace) -> int:
+    from hermes_hooks._escape import escape
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE, print_json
 
     if len(args.ids) != 1:
@@ -128,8 +130,8 @@ def _show(outbox: Outbox | None, args: argparse.Namespace) -> int:
     if args.json:
         print_json({**_row_json(row), "body": row.body.decode("utf-8", errors="replace")})
     else:
-        print(_row_line(row).strip())
-        print(row.body.decode("utf-8", errors="replace"))
+        print(escape(_row_line(row).strip()))
+        print(escape(row.body.decode("utf-8", errors="replace"), keep_newlines=True))
     return 0
 
 

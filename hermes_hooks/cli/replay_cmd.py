@@ -244,6 +244,7 @@ def run(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     from dataclasses import asdict  # deferred: --help lists this command
 
+    from hermes_hooks._escape import escape_json, escape_lines
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
     from hermes_hooks.host.job import FAIL_ON
     from hermes_hooks.host.recording import scan_recording
@@ -282,11 +283,12 @@ def _replay(args: argparse.Namespace) -> int:
                 "failed_on": failed,
                 "crashed": [r.path for r in crashed],
             }
-            report.write("\n], " + json.dumps(tail, ensure_ascii=False, indent=2)[1:] + "\n")
+            tail_json = escape_json(json.dumps(tail, ensure_ascii=False, indent=2))
+            report.write("\n], " + tail_json[1:] + "\n")
         else:
             if len(results) > 1:
                 lines = ["", "Total of all recordings", *summary_lines(total)[1:]]
-                report.write("\n".join(lines) + "\n")
+                report.write(escape_lines(lines) + "\n")
             if failed or crashed:
                 report.write(_failure_text(results, failed, crashed))
         report.flush()
@@ -298,6 +300,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _failure_text(results: list[Any], failed: list[str], crashed: list[Any]) -> str:
+    from hermes_hooks._escape import escape_lines
+
     causes = [f"--fail-on {' and '.join(failed)}"] if failed else []
     if crashed:
         count = len(crashed)
@@ -308,4 +312,4 @@ def _failure_text(results: list[Any], failed: list[str], crashed: list[Any]) -> 
             lines.append(f"  {result.path}: not replayed: {result.crashed}")
         for hit in result.hits:
             lines.append(f"  {result.path}: {hit.describe()}")
-    return "\n".join(lines) + "\n"
+    return escape_lines(lines) + "\n"

@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Remove the approvals and say how many went."""
+    from hermes_hooks._escape import escape
     from hermes_hooks.adapters.shell import consent
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.config import resolve_home
@@ -41,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not removed:
-        print(f"No allowlist entry found for command: {command}")
+        print(f"No allowlist entry found for command: {escape(command)}")
         return EXIT_OK
     events = ", ".join(sorted({a.event for a in removed}))
-    print(f"Removed {len(removed)} allowlist entry/entries for: {command} ({events})")
+    print(f"Removed {len(removed)} allowlist entry/entries for: {escape(command)} ({events})")
     print(RUNNING_NOTE)
     return EXIT_OK

@@ -78,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     """Fire every Python callback of ``args.event``, then every matching, allowlisted
     shell hook of it, once each."""
     from hermes_hooks._contract import ShellUse
+    from hermes_hooks._escape import escape_lines
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
@@ -119,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
             return EXIT_OK
         if runs:
             print(f"Firing {len(runs)} Python callback(s) for {event}{target}:\n")
-            print("\n".join(line for r in runs for line in [*run_lines(r), ""]))
+            print(escape_lines([line for r in runs for line in [*run_lines(r), ""]]))
         print(refused)
         return EXIT_OK
     entries, reports, text, bypass = _fire_shell(args, event, payload, tool)
@@ -148,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         counts.append(f"{len(entries)} shell hook(s)")
     print(f"Firing {' and '.join(counts)} for {event}{target}:\n")
     lines = [line for r in runs for line in [*run_lines(r), ""]]
-    print("\n".join(lines + text).rstrip())
+    print(escape_lines(lines + text).rstrip())
     return EXIT_OK
 
 

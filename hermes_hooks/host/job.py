@@ -16,6 +16,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._escape import escape_json, escape_lines
 from hermes_hooks.host.timeline import (
     CapturedWebhook,
     Entry,
@@ -242,9 +243,9 @@ def replay_file(
         done += 1
         result.hits.extend(entry_hits(entry, options.fail_on))
         if options.json:
-            out(("" if done == 1 else ",\n") + json.dumps(asdict(entry), ensure_ascii=False))
+            out(("" if done == 1 else ",\n") + _json(asdict(entry)))
         else:
-            out("\n".join([*entry_lines(entry, options.all_steps), ""]) + "\n")
+            out(escape_lines([*entry_lines(entry, options.all_steps), ""]) + "\n")
         if progress is not None:
             progress(done)
 
@@ -321,10 +322,10 @@ def _begin(out: Callable[[str], None], path: str, header: Header, surface: str, 
             "model": header.model,
             "surface": surface,
         }
-        out(json.dumps(head, ensure_ascii=False)[:-1] + ', "entries": [\n')
+        out(_json(head)[:-1] + ', "entries": [\n')
         return
     lines = heading_lines(path, header.session_id, header.platform, header.model, surface)
-    out("\n".join(lines) + "\n")
+    out(escape_lines(lines) + "\n")
 
 
 def _end(
@@ -336,10 +337,16 @@ def _end(
             "summary": asdict(timeline.summary),
             "failures": [asdict(hit) for hit in result.hits],
         }
-        out("\n], " + json.dumps(tail, ensure_ascii=False)[1:])
+        out("\n], " + _json(tail)[1:])
         return
     lines = [*background_lines(timeline.background), *summary_lines(timeline.summary)]
-    out("\n".join(lines) + "\n")
+    out(escape_lines(lines) + "\n")
+
+
+def _json(data: Any) -> str:
+    """``data`` as one JSON line of the report, safe on a terminal
+    (:func:`~hermes_hooks._escape.escape_json`)."""
+    return escape_json(json.dumps(data, ensure_ascii=False))
 
 
 def write_to(stream: Any) -> Callable[[str], None]:

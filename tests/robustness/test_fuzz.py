@@ -25,6 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_hooks._contract import ShellUse
+from hermes_hooks._escape import escape
 from hermes_hooks._select import AGGREGATORS
 from hermes_hooks._yaml import MAX_INT_DIGITS
 from hermes_hooks.adapters.outbound_config import MAX_TIMEOUT as OUT_MAX
@@ -299,7 +300,7 @@ def test_hooks_block_never_raises_and_warns_for_every_problem(block: Any) -> Non
     logged = [r for r in logs.records if r.levelno >= logging.WARNING]
     assert len(logged) == len(parsed.problems)
     for problem, record in zip(parsed.problems, logged, strict=True):
-        assert problem.message in record.getMessage()
+        assert escape(problem.message) in record.getMessage()  # shown with visible escapes
         assert record.levelno == (logging.ERROR if problem.weakens_gate else logging.WARNING)
     for entry in parsed.entries:
         assert entry.event in CATALOGUE and CATALOGUE[entry.event].shell is not ShellUse.REFUSED

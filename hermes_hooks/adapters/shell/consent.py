@@ -46,6 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
+from hermes_hooks._escape import escape, escape_lines
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.adapters.shell.pin import CWD, Resolution, resolve
@@ -578,7 +579,7 @@ def prompt(
         "Allow this hook to run? [y/N]: ",
     ]
     try:
-        stderr.write("\n".join(lines))
+        stderr.write(escape_lines(lines))  # a command's ESC or newline cannot redraw this
         stderr.flush()
         answer = stdin.readline()
     except KeyboardInterrupt:  # D-71: Ctrl-C at the prompt is a "no" for this run
@@ -612,7 +613,7 @@ def _unchanged_since_shown(
             f"{now.sha256 or 'unreadable'} now)"
         )
     stderr.write(
-        f"✗ Not approved: {what} while you were reading. Review it again; you will be "
+        f"✗ Not approved: {escape(what)} while you were reading. Review it again; you will be "
         "asked at the next start.\n"
     )
     stderr.flush()
