@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
+from hermes_hooks._isolation import escapes
 from hermes_hooks._log import exception_text, get_logger
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.gateway_report import check_gateway_hooks, gateway_section
@@ -147,7 +148,9 @@ class GatewaySource:
         handler_path = manifest.directory / HANDLER_FILE
         try:
             handle = self._import_handle(record, handler_path)
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+        except BaseException as exc:  # a handler's SystemExit never ends the gateway
+            if escapes(exc):
+                raise
             self._fail(record, handler_path, f"{type(exc).__name__}: {exception_text(exc)}")
             return
         if handle is None:
