@@ -75,6 +75,9 @@ class GatewayHookRecord:
     events: list[str] = field(default_factory=list)
     state: str = "pending"  # "loaded", "failed", "disabled", "skipped"
     handler: str | None = None  # "async" or "sync" once loaded
+    #: Where the handler runs once loaded: "own loop" (async), "host loop" (async with
+    #: ``host_loop: true``) or "worker thread" (sync).
+    runs_on: str | None = None
     plugin: str | None = None  # the pluggy plugin name once loaded
     error: str | None = None
     problems: list[Problem] = field(default_factory=list)
@@ -155,7 +158,9 @@ class GatewaySource:
             return
         if handle is None:
             return
-        hook = GatewayHook(record.key, record.name, handler_path, manifest.events, handle)
+        hook = GatewayHook(
+            record.key, record.name, handler_path, manifest.events, handle, manifest.host_loop
+        )
         plugin_name = f"{PLUGIN_PREFIX}{record.key}"
         try:
             self._context.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
@@ -167,6 +172,13 @@ class GatewaySource:
         record.state = "loaded"
         record.plugin = plugin_name
         record.handler = "async" if hook.is_async else "sync"
+        record.runs_on = (
+            "worker thread"
+            if not hook.is_async
+            else "own loop"
+            if hook.home is not None
+            else "host loop"
+        )
         log.info("[hooks] Loaded hook '%s' for events: %s", record.name, record.events)
 
     def _import_handle(
