@@ -9,7 +9,7 @@ documented home.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,12 +27,12 @@ class HostCapabilities:
     says whether it did.  ``dispatch_tool(tool_name, args, **kwargs)`` runs a tool and
     returns its JSON string.  ``profile_name`` overrides the name derived from the home.
     ``builtin_commands`` and ``builtin_tools`` (name → toolset) are the host's own, which
-    plugin commands may not take and plugin tools may not shadow; they default to
-    hermes-agent 0.19.0's slash commands and no tools.  ``hook_model`` answers Claude
-    Code ``type: prompt`` / ``type: agent`` hooks (an object with ``complete(prompt, *,
-    model, timeout, agent) -> str``; without one such hooks are refused, naming the
-    entry), and ``transcript_path(session_id)`` names a session's Claude Code transcript
-    for hooks that read ``transcript_path``.
+    plugin commands may not take and plugin tools may not take over; they default to
+    hermes-agent 0.19.0's slash commands and tools (``{}``: the host has no tools).
+    ``hook_model`` answers Claude Code ``type: prompt`` / ``type: agent`` hooks (an
+    object with ``complete(prompt, *, model, timeout, agent) -> str``; without one such
+    hooks are refused, naming the entry), and ``transcript_path(session_id)`` names a
+    session's Claude Code transcript for hooks that read ``transcript_path``.
     """
 
     llm: Callable[[str], Any] | None = None
@@ -40,6 +40,6 @@ class HostCapabilities:
     dispatch_tool: Callable[..., str] | None = None
     profile_name: str | None = None
     builtin_commands: frozenset[str] | None = None
-    builtin_tools: Mapping[str, str] = field(default_factory=dict)
+    builtin_tools: Mapping[str, str] | None = None
     hook_model: HostModel | None = None
     transcript_path: Callable[[str], str | None] | None = None

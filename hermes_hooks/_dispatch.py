@@ -19,7 +19,7 @@ from typing import Any
 from hermes_hooks._callback import Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._handoff import HELD_RECORDS, run_bounded
-from hermes_hooks._isolation import Listeners, fault_of, warn_fault
+from hermes_hooks._isolation import Listeners, escapes, fault_of, warn_fault
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
 from hermes_hooks._select import AGGREGATORS, Aggregator, Failure, Ignored
@@ -345,7 +345,9 @@ class Dispatcher:
                     value = callback.function(**kwargs)
                     if value is not None and type(value) is _COROUTINE:
                         value = run_coroutine(value)
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:  # a plugin's SystemExit never ends the host
+                if escapes(exc):
+                    raise
                 self._settle(aggregator, callback, exc, started, ok=False)
                 continue
             if value is None:
@@ -446,7 +448,9 @@ class Dispatcher:
                         callback.function if self.carry is None else self.carry(callback.function)
                     )
                     value = await runner.acall(function, (), kwargs, limit)
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:  # a plugin's SystemExit never ends the host
+                if escapes(exc):
+                    raise
                 self._settle(aggregator, callback, exc, started, ok=False)
             else:
                 self._settle(aggregator, callback, value, started, ok=True)
@@ -502,8 +506,10 @@ class Dispatcher:
                     # counts as a callback error wherever errors are counted.
                     self._ignored(contract, callback, reason)
                     verdict = "error"
-            except Exception as exc:  # a return value that cannot be read (a raising
-                # dict subclass, a context whose str() raises) counts as raising
+            except BaseException as exc:  # a return value that cannot be read (a
+                # raising dict subclass, a context whose str() raises) counts as raising
+                if escapes(exc):
+                    raise
                 failure = self._failure(contract, callback, exc)
                 verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
                 error = exc

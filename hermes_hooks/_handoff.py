@@ -30,6 +30,7 @@ import time
 import types
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._isolation import escapes
 from hermes_hooks._workers import Busy, TimedOut, drive
 
 if TYPE_CHECKING:
@@ -184,7 +185,9 @@ def _job(
                     if tool_call_id is not None:
                         runner.finish(tool_call_id)
                 ok = True
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:  # a plugin's SystemExit never ends the host
+                if escapes(exc):
+                    raise
                 ok, value = False, exc
             with lock:
                 if progress.abandoned:

@@ -11,6 +11,7 @@ happened.  This module holds that shared part; each caller keeps only its wordin
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar, cast
@@ -19,13 +20,39 @@ from hermes_hooks._callback import describe
 from hermes_hooks._log import WarnOnce, exception_text, excerpt
 from hermes_hooks._workers import Hung, TimedOut
 
-__all__ = ["Fault", "FaultKind", "Listeners", "fault_of", "warn_fault"]
+__all__ = ["Fault", "FaultKind", "Listeners", "escapes", "fault_of", "warn_fault"]
 
 #: ``skipped``: not run, the callable is hung; ``timeout``: ran past its limit;
 #: ``error``: raised.
 FaultKind = Literal["skipped", "timeout", "error"]
 
 R = TypeVar("R")
+
+
+def escapes(exc: BaseException) -> bool:
+    """Whether ``exc``, raised by code we did not write, must still reach the host.
+
+    Every isolated call catches ``BaseException`` and asks this: ``KeyboardInterrupt``
+    escapes (the user pressed Ctrl-C), and so does ``asyncio.CancelledError`` while
+    the running task is being cancelled (the host or our own bound cancelled the
+    await; Python 3.10 cannot tell, so there it always escapes).  Everything else is
+    the callable's failure, isolated and logged: ``SystemExit``, ``GeneratorExit``, a
+    plugin's own ``BaseException`` subclass, and a ``CancelledError`` raised with no
+    cancellation under way (by a sync callback, or by an async one itself).
+    """
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    asyncio = sys.modules.get("asyncio")  # not imported: no CancelledError exists yet
+    if asyncio is None or not isinstance(exc, asyncio.CancelledError):
+        return False
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no running loop: a sync callback raised it by itself
+        return False
+    if task is None:
+        return False
+    cancelling = getattr(task, "cancelling", None)  # 3.11+
+    return cancelling is None or cancelling() > 0
 
 
 @dataclass(frozen=True)
@@ -98,5 +125,7 @@ class Listeners(list[Callable[[R], None]], Generic[R]):
         for listener in list(self):
             try:
                 listener(record)
-            except Exception:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 self._log.exception("%s listener %s failed", self._what, describe(listener))

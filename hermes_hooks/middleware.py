@@ -27,6 +27,7 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
+from hermes_hooks._isolation import escapes
 from hermes_hooks._log import get_logger
 from hermes_hooks.types import DecisionRecord, Verdict
 
@@ -123,7 +124,9 @@ def apply_request(
     for callback in callbacks:  # all see the same payload, as in hermes-agent
         try:
             result = callback(**kwargs)
-        except Exception as exc:
+        except BaseException as exc:  # a plugin's SystemExit never ends the host
+            if escapes(exc):
+                raise
             log.warning("Middleware '%s' callback %s raised: %s", kind, _name(callback), exc)
             continue
         if result is not None:
@@ -178,7 +181,9 @@ def run_execution(
                 state["result"] = call_at(
                     index + 1, current if next_payload is None else next_payload
                 )
-            except Exception as exc:
+            except BaseException as exc:  # passed up through the callback as it is
+                if escapes(exc):
+                    raise
                 raise _DownstreamError(exc) from exc
             state["ok"] = True
             return state["result"]
@@ -187,7 +192,9 @@ def run_execution(
             return callback(**_call_kwargs(**context, **{key: current, "next_call": next_call}))
         except _DownstreamError as exc:
             raise exc.original from None
-        except Exception as exc:
+        except BaseException as exc:  # a plugin's SystemExit never ends the host
+            if escapes(exc):
+                raise
             log.warning("Middleware '%s' callback %s raised: %s", kind, _name(callback), exc)
             if state["ok"]:
                 return state["result"]
@@ -242,7 +249,7 @@ class MiddlewareRunner:
             result: Any = None
             try:
                 result = callback(**kwargs)
-            except Exception as exc:
+            except BaseException as exc:  # recorded; the caller isolates it
                 verdict, reason = "error", f"{type(exc).__name__}: {exc}"
                 raise
             finally:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import importlib
 import json
-import logging
 import re
+import threading
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import _hermes_names
 from hermes_hooks._callback import describe, misspelt_parameters
 from hermes_hooks._capabilities import HostCapabilities
+from hermes_hooks._isolation import escapes
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import order_group, resembles_gate, suggest_hook
+from hermes_hooks._plugin_rules import report, tool_holder, while_registering
 from hermes_hooks._registry_entries import (
     AuxiliaryTask,
     CliCommand,
@@ -73,13 +75,6 @@ class UnavailableLlm:
 
     complete = _missing
     complete_structured = _missing
-
-
-def report(record: PluginRecord, message: str, *, gate: bool) -> None:
-    """Log ``message`` about a plugin and keep it on its ``record``: an ERROR and a doctor
-    error when it leaves a guard switched off (``gate``), else a warning."""
-    log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
-    record.note(message, gate=gate)
 
 
 def parameter_problem(
@@ -184,10 +179,19 @@ class PluginContext:
         self._record = record
         self._host = context.host
         self._llm: Any = None
+        self._open_lock = threading.RLock()
+        #: Why registrations are refused ("returned", "raised"); None while open.
+        self._closed: str | None = None
         #: The plugin's manifest (``name`` is what messages and attribution use).
         self.manifest = manifest or PluginManifest(
             name=record.name or record.key, key=record.key, path=record.path
         )
+
+    def _close(self, outcome: str) -> None:
+        """``register()`` is over (``outcome``: "returned" or "raised"): refuse every
+        later registration.  Waits for a registration in progress on another thread."""
+        with self._open_lock:
+            self._closed = outcome
 
     # -- identity --------------------------------------------------------------------
 
@@ -223,6 +227,7 @@ class PluginContext:
 
     # -- hooks and middleware --------------------------------------------------------
 
+    @while_registering
     def register_hook(
         self,
         hook_name: str,
@@ -268,6 +273,7 @@ class PluginContext:
         if found is not None:
             report(self._record, found[1], gate=found[0])
 
+    @while_registering
     def register_middleware(self, kind: str, callback: Callable[..., Any]) -> None:
         """Register a middleware callback of ``kind`` (``tool_request``,
         ``tool_execution``, ``llm_request``, ``llm_execution``); an unknown kind is
@@ -281,6 +287,7 @@ class PluginContext:
             self._record.warnings.append(message)
         self._context.registry.add(Middleware(self._record.key, kind, callback))
 
+    @while_registering
     def register_system_prompt_section(
         self,
         section_id: str,
@@ -298,6 +305,7 @@ class PluginContext:
 
     # -- tools -----------------------------------------------------------------------
 
+    @while_registering
     def register_tool(
         self,
         name: str,
@@ -313,10 +321,13 @@ class PluginContext:
     ) -> None:
         """Register a tool for the host.
 
-        ``override=True`` replaces a tool of another toolset and needs
-        ``plugins.entries.<plugin>.allow_tool_override: true`` in config.yaml, else
-        :class:`PluginToolOverrideError`.  Without ``override`` a name another toolset
-        holds is refused with an error log (the call returns normally).
+        ``override=True`` replaces a tool held by the host or by another plugin, and
+        needs ``plugins.entries.<plugin>.allow_tool_override: true`` in config.yaml,
+        else :class:`PluginToolOverrideError`.  Without ``override``, a name the host's
+        built-in tools (``terminal``, ...) or another plugin already hold is refused
+        with an ERROR naming both, whatever the toolset: hermes-agent lets a same-named
+        toolset replace a tool silently, and a tool taken over that way is the worst
+        kind of surprise.  The call then returns normally and the holder keeps it.
         """
         plugin_id = self.manifest.key or self.manifest.name
         if override and not self._tool_override_allowed():
@@ -325,17 +336,26 @@ class PluginContext:
                 f"Set plugins.entries.{plugin_id}.allow_tool_override: true in "
                 "config.yaml to allow this plugin to replace built-in tools."
             )
-        existing = self._context.registry.tools.get(name)
-        holder = existing.toolset if existing else self._host.builtin_tools.get(name)
-        if holder is not None and holder != toolset and not override:
-            both_mcp = holder.startswith("mcp-") and toolset.startswith("mcp-")
-            if not both_mcp:
-                log.error(
-                    "Tool registration REJECTED: '%s' (toolset '%s') would shadow existing "
-                    "tool from toolset '%s'. Pass override=True to replace it on purpose.",
-                    name,
-                    toolset,
-                    holder,
+        held = tool_holder(self._context.registry, self._host, self._record.key, name, toolset)
+        if held is not None:
+            holder, both_mcp = held
+            claim = (
+                f"Plugin '{self.manifest.name}' registers tool '{name}' (toolset "
+                f"'{toolset}') over {holder}"
+            )
+            if override:
+                log.warning("%s: replaced (override=True, allowed in config.yaml)", claim)
+            elif both_mcp:
+                # hermes-agent lets one MCP toolset refresh another's tool; said aloud.
+                log.warning("%s: replaced (both toolsets are MCP servers)", claim)
+            else:
+                report(
+                    self._record,
+                    f"Tool registration REJECTED: {claim}; that one is kept. Fix: give "
+                    "the tool another name, or pass override=True with "
+                    f"plugins.entries.{plugin_id}.allow_tool_override: true to replace "
+                    "it on purpose",
+                    gate=True,
                 )
                 return
         self._context.registry.add(
@@ -378,13 +398,16 @@ class PluginContext:
                 import asyncio
 
                 result = asyncio.run(result)
-        except Exception as exc:
+        except BaseException as exc:  # a tool's SystemExit never ends the host
+            if escapes(exc):
+                raise
             log.exception("Tool %s dispatch error: %s", tool_name, exc)
             return json.dumps({"error": f"{type(exc).__name__}: {exc}"})
         return result if isinstance(result, str) else json.dumps(result)
 
     # -- commands, skills, tasks -----------------------------------------------------
 
+    @while_registering
     def register_cli_command(
         self,
         name: str,
@@ -398,6 +421,7 @@ class PluginContext:
             CliCommand(self._record.key, name, help, setup_fn, handler_fn, description)
         )
 
+    @while_registering
     def register_command(
         self,
         name: str,
@@ -434,6 +458,7 @@ class PluginContext:
             )
         )
 
+    @while_registering
     def register_skill(self, name: str, path: Path, description: str = "") -> None:
         """Register a read-only skill, resolvable as ``<plugin>:<name>``.
 
@@ -453,6 +478,7 @@ class PluginContext:
             Skill(self._record.key, name, Path(path), description, self.manifest.name)
         )
 
+    @while_registering
     def register_auxiliary_task(
         self,
         key: str,
@@ -509,6 +535,7 @@ class PluginContext:
             return False
         return bool(self._host.inject_message(content, role))
 
+    @while_registering
     def register_slack_action_handler(self, action_id: Any, callback: Callable[..., Any]) -> None:
         """Register a Slack Block Kit action handler.  Raises ``ValueError`` when the
         callback is not callable or the action id is empty."""
@@ -524,6 +551,7 @@ class PluginContext:
             )
         self._context.registry.add(SlackActionHandler(self._record.key, action_id, callback))
 
+    @while_registering
     def register_platform(
         self,
         name: str,
@@ -559,6 +587,7 @@ class PluginContext:
 
     # -- providers -------------------------------------------------------------------
 
+    @while_registering
     def register_context_engine(self, engine: Any) -> None:
         """Register the one context engine; a second is refused with a warning."""
         if self._context.registry.context_engine is not None:
@@ -570,34 +599,42 @@ class PluginContext:
             return
         self._register_provider("context_engine", engine)
 
+    @while_registering
     def register_image_gen_provider(self, provider: Any) -> None:
         """Register an image generation backend (matched by ``provider.name``)."""
         self._register_provider("image_gen", provider)
 
+    @while_registering
     def register_dashboard_auth_provider(self, provider: Any) -> None:
         """Register a dashboard authentication provider."""
         self._register_provider("dashboard_auth", provider)
 
+    @while_registering
     def register_video_gen_provider(self, provider: Any) -> None:
         """Register a video generation backend."""
         self._register_provider("video_gen", provider)
 
+    @while_registering
     def register_web_search_provider(self, provider: Any) -> None:
         """Register a web search/extract backend."""
         self._register_provider("web_search", provider)
 
+    @while_registering
     def register_browser_provider(self, provider: Any) -> None:
         """Register a cloud browser backend."""
         self._register_provider("browser", provider)
 
+    @while_registering
     def register_secret_source(self, source: Any) -> None:
         """Register an external secret-manager backend."""
         self._register_provider("secret_source", source)
 
+    @while_registering
     def register_tts_provider(self, provider: Any) -> None:
         """Register a text-to-speech backend."""
         self._register_provider("tts", provider)
 
+    @while_registering
     def register_transcription_provider(self, provider: Any) -> None:
         """Register a speech-to-text backend."""
         self._register_provider("transcription", provider)

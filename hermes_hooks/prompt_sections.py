@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from hermes_hooks._log import get_logger
+from hermes_hooks._isolation import escapes
+from hermes_hooks._log import exception_text, get_logger
 
 __all__ = [
     "MAX_SECTIONS",
@@ -207,10 +208,13 @@ def _content(section: Section, info: Mapping[str, Any]) -> str | None:
     if callable(value):
         try:
             value = value(info)
-        except Exception as exc:
-            log.warning(
-                "System prompt section '%s' skipped: its callable raised %s: %s",
-                section.id, type(exc).__name__, str(exc)[:200],
+        except BaseException as exc:  # SystemExit included: plugin code never ends the host
+            if escapes(exc):
+                raise
+            log.error(
+                "System prompt section '%s' skipped: its callable raised %s: %s "
+                "(plugin '%s')",
+                section.id, type(exc).__name__, exception_text(exc, 200), section.plugin,
             )  # fmt: skip
             return None
     if not isinstance(value, str):

@@ -244,6 +244,12 @@ def _hook_yaml_schema() -> dict[str, Any]:
                 "minItems": 1,
             },
             "enabled": {"type": "boolean"},
+            "host_loop": {
+                "type": "boolean",
+                "description": "Run the async handler on the gateway's own event loop "
+                "(it awaits objects bound to it) instead of a loop of its own; a handler "
+                "that blocks there stalls the gateway.",
+            },
         },
         "required": ["events"],
         "additionalProperties": False,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
+from hermes_hooks._isolation import escapes
 from hermes_hooks._log import exception_text, get_logger
 from hermes_hooks.adapters import Source, Unloaded
 from hermes_hooks.adapters.gateway_report import check_gateway_hooks, gateway_section
@@ -74,6 +75,9 @@ class GatewayHookRecord:
     events: list[str] = field(default_factory=list)
     state: str = "pending"  # "loaded", "failed", "disabled", "skipped"
     handler: str | None = None  # "async" or "sync" once loaded
+    #: Where the handler runs once loaded: "own loop" (async), "host loop" (async with
+    #: ``host_loop: true``) or "worker thread" (sync).
+    runs_on: str | None = None
     plugin: str | None = None  # the pluggy plugin name once loaded
     error: str | None = None
     problems: list[Problem] = field(default_factory=list)
@@ -147,12 +151,16 @@ class GatewaySource:
         handler_path = manifest.directory / HANDLER_FILE
         try:
             handle = self._import_handle(record, handler_path)
-        except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+        except BaseException as exc:  # a handler's SystemExit never ends the gateway
+            if escapes(exc):
+                raise
             self._fail(record, handler_path, f"{type(exc).__name__}: {exception_text(exc)}")
             return
         if handle is None:
             return
-        hook = GatewayHook(record.key, record.name, handler_path, manifest.events, handle)
+        hook = GatewayHook(
+            record.key, record.name, handler_path, manifest.events, handle, manifest.host_loop
+        )
         plugin_name = f"{PLUGIN_PREFIX}{record.key}"
         try:
             self._context.manager.register(GatewayHookPlugin(record, hook), name=plugin_name)
@@ -164,6 +172,13 @@ class GatewaySource:
         record.state = "loaded"
         record.plugin = plugin_name
         record.handler = "async" if hook.is_async else "sync"
+        record.runs_on = (
+            "worker thread"
+            if not hook.is_async
+            else "own loop"
+            if hook.home is not None
+            else "host loop"
+        )
         log.info("[hooks] Loaded hook '%s' for events: %s", record.name, record.events)
 
     def _import_handle(

@@ -27,8 +27,11 @@ _MARKS = {"loaded": "✓", "disabled": "–"}
 
 def _record_lines(record: GatewayHookRecord) -> list[str]:
     mark = _MARKS.get(record.state, "✗")
+    # host_loop: true is the one placement worth a word: a blocking handler there
+    # stalls the gateway.
+    on_host = record.runs_on == "host loop" and "on the gateway's event loop"
     tags = ", ".join(
-        t for t in (record.plugin, record.handler and f"{record.handler} handler") if t
+        t for t in (record.plugin, record.handler and f"{record.handler} handler", on_host) if t
     )
     lines = [f"  {mark} {record.name}  {record.path}" + (f"  [{tags}]" if tags else "")]
     if record.events:

@@ -108,6 +108,9 @@ class PythonSource:
         #: (level, message): a key found twice, and ``plugins.enabled`` /
         #: ``plugins.disabled`` names that match no plugin (:meth:`_unmatched_names`).
         self.findings: list[tuple[Level, str]] = []
+        #: The ``ctx`` handed to the plugin whose ``register()`` runs now, closed when
+        #: it returns or raises.
+        self._contexts: list[PluginContext] = []
 
     def records(self) -> list[PluginRecord]:
         """Every plugin found, loaded or not, in plugin order then the rest by key."""
@@ -242,8 +245,12 @@ class PythonSource:
         try:
             loader(record)
         except KeyboardInterrupt:
+            self._close_contexts("raised")
             raise
         except BaseException as exc:  # a plugin must never take the host down
+            # Closed first: a thread the plugin started cannot register once its
+            # registrations are forgotten.
+            self._close_contexts("raised")
             self._forget(record.key)
             record.state = "failed"
             record.location = raise_site(exc)
@@ -253,6 +260,7 @@ class PythonSource:
             record.hooks.clear()
             log.warning("Plugin '%s' failed to load and is skipped: %s", record.key, record.error)
             return
+        self._close_contexts("returned")
         record.state = "loaded"
         record.registrations = self._context.registry.summary(record.key)
         if not (
@@ -335,7 +343,14 @@ class PythonSource:
     def _plugin_context(self, record: PluginRecord, manifest: PluginManifest) -> PluginContext:
         from hermes_hooks.plugin_context import PluginContext
 
-        return PluginContext(self._context, record, manifest)
+        ctx = PluginContext(self._context, record, manifest)
+        self._contexts.append(ctx)
+        return ctx
+
+    def _close_contexts(self, outcome: str) -> None:
+        """The running ``register()`` is over: its ``ctx`` refuses registrations."""
+        while self._contexts:
+            self._contexts.pop()._close(outcome)
 
     def _entry_point_candidates(
         self,
@@ -366,8 +381,9 @@ class PythonSource:
         resemble a payload field but are never passed (errors where they switch a
         guard off, else warnings)."""
         from hermes_hooks._manager import unknown_registration
+        from hermes_hooks._plugin_rules import report
         from hermes_hooks.hookspecs import VALID_HOOKS
-        from hermes_hooks.plugin_context import parameter_problem, report
+        from hermes_hooks.plugin_context import parameter_problem
 
         manager = self._context.manager
         manager.register(target, name=record.key)

@@ -2,11 +2,14 @@
 
 ``await hooks.gateway.emit(event, context)`` only enqueues and returns (D-01): each
 matching hook, in D-05 order, gets its own deep copy of ``context`` on its own lane, and
-a slow hook delays only itself.  ``await hooks.gateway.emit_command(...)`` is the one
-awaited emission, for slash commands (D-02).
+a slow hook delays only itself.  An async handler runs on its hook's own event loop
+(:mod:`hermes_hooks.gateway.loops`), so one that blocks instead of awaiting never
+stalls the gateway's loop; ``host_loop: true`` in ``HOOK.yaml`` opts out.
+``await hooks.gateway.emit_command(...)`` is the one awaited emission, for slash
+commands (D-02).
 
 Every handler call is isolated the way the plugin dispatcher isolates callbacks:
-``Exception`` and ``SystemExit`` are caught and logged once (WARNING the first time,
+anything raised (``SystemExit`` included) is caught and logged once (WARNING the first time,
 DEBUG for repeats) with the hook's name and handler path, ``KeyboardInterrupt`` is
 never swallowed, and each call is bounded by ``plugins.hook_callback_timeout`` (0 = no
 limit): async handlers are cancelled at the limit, sync ones abandoned on their thread.
@@ -26,9 +29,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from hermes_hooks._dispatch import clone_payload_value
-from hermes_hooks._isolation import Fault, Listeners, fault_of, warn_fault
+from hermes_hooks._isolation import Fault, Listeners, escapes, fault_of, warn_fault
 from hermes_hooks._log import WarnOnce, get_logger
-from hermes_hooks._workers import BoundedRunner
+from hermes_hooks._workers import BoundedRunner, Hung
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
 from hermes_hooks.gateway.lanes import (
@@ -40,6 +43,7 @@ from hermes_hooks.gateway.lanes import (
     await_bounded,
     offer_each,
 )
+from hermes_hooks.gateway.loops import HandlerLoop
 from hermes_hooks.telemetry import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
@@ -49,6 +53,10 @@ log = get_logger("gateway.hooks")
 Outcome = Literal["ok", "error", "timeout", "skipped", "dropped"]
 Listener = Callable[["CallRecord"], None]
 _CACHE_LIMIT = 1024  # distinct event names remembered; command names are open-ended
+#: Seconds past the limit the host waits for a command handler on its own loop: that
+#: loop cancels an awaiting handler at the limit, and the answer needs a moment to come
+#: back.  No answer by then means a handler blocks that loop.
+_COMMAND_GRACE = 0.5
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,18 @@ class CallRecord:
 class GatewayHook:
     """One loaded gateway hook: its subscriptions, its handler, its lane."""
 
-    __slots__ = ("exact", "handle", "is_async", "key", "lane", "name", "path", "prefixes", "runner")
+    __slots__ = (
+        "exact",
+        "handle",
+        "home",
+        "is_async",
+        "key",
+        "lane",
+        "name",
+        "path",
+        "prefixes",
+        "runner",
+    )
 
     def __init__(
         self,
@@ -76,6 +95,7 @@ class GatewayHook:
         path: Path,
         events: tuple[str, ...],
         handle: Callable[..., Any],
+        host_loop: bool = False,
     ) -> None:
         self.key = key  # the directory name: order (D-05) and identity
         self.name = name
@@ -89,6 +109,9 @@ class GatewayHook:
         self.exact: frozenset[str] = frozenset(e for e in events if wildcard_prefix(e) is None)
         # D-01 bounds each call; D-14's suppression window is for plugin callbacks.
         self.runner = BoundedRunner(f"gateway:{key}", suppress_after_timeout=False)
+        #: The async handler's own event loop; None for a plain ``def`` (it runs on a
+        #: worker thread) and for ``host_loop: true`` (it runs where the host emits).
+        self.home = HandlerLoop(key) if self.is_async and not host_loop else None
         self.lane: Lane | None = None  # set when added to an emitter
 
     def __repr__(self) -> str:
@@ -175,7 +198,7 @@ class GatewayEmitter:
     def add(self, hook: GatewayHook) -> None:
         """Give ``hook`` a lane and start delivering to it."""
 
-        hook.lane = Lane(functools.partial(self._serve, hook))
+        hook.lane = Lane(functools.partial(self._serve, hook), home=hook.home)
         with self._lock:
             others = tuple(h for h in self._hooks if h.key != hook.key)
             self._hooks = tuple(sorted((*others, hook), key=lambda h: h.key))
@@ -329,11 +352,12 @@ class GatewayEmitter:
         """Run ``hook``'s handler on each ``(event, context, carry)`` entry in order,
         isolated; returns the last call's outcome, (succeeded, result).
 
-        A lane serves each batch with this, its ``timer`` bounding every call; a command
-        serves its one entry inline.  The whole batch runs in this one coroutine (a
-        lane runs it for every event and hook, and a coroutine per call would cost
-        more than a no-op handler does); an entry's ``carry`` (the emission's trace
-        context) is entered around its call.
+        A lane serves each batch with this (on the hook's own loop for an async hook),
+        its ``timer`` bounding every call; a command serves its one entry from the
+        host's loop, sending the call to the hook's own loop when it has one.  The
+        whole batch runs in this one coroutine (a lane runs it for every event and
+        hook, and a coroutine per call would cost more than a no-op handler does); an
+        entry's ``carry`` (the emission's trace context) is entered around its call.
         """
         outcome: tuple[bool, Any] = (False, None)
         listeners = self._listeners
@@ -363,6 +387,8 @@ class GatewayEmitter:
                     finally:
                         timer.since = None
                         timer.forgive_swallowed()
+                elif hook.home is not None:
+                    result = await _call_at_home(hook.home, hook.handle(event, context), limit)
                 else:
                     result = await await_bounded(hook.handle(event, context), limit)
                 if hook.is_async and limit and time.perf_counter() - started > limit:
@@ -370,7 +396,9 @@ class GatewayEmitter:
                     # cancel it: an answer that late must not count (a late deny would
                     # still block).
                     raise Overran(f"blocked the event loop past {limit:g} s")
-            except (Exception, SystemExit) as exc:  # never KeyboardInterrupt
+            except BaseException as exc:  # a handler's SystemExit never ends the gateway
+                if escapes(exc):
+                    raise
                 fault = fault_of(exc)
                 detail = self._report(hook, event, fault)
                 listeners.emit(
@@ -420,8 +448,9 @@ class GatewayEmitter:
         if fault.kind == "timeout":
             how = "cancelled" if hook.is_async else "abandoned on its thread"
             if isinstance(fault.exc, Overran):
+                loop = "its own event loop" if hook.home is not None else "the gateway's event loop"
                 how = (
-                    "it blocked the event loop instead of awaiting, so it could not be "
+                    f"it blocked {loop} instead of awaiting, so it could not be "
                     "cancelled; its answer is ignored. Fix: await (asyncio.sleep, "
                     "asyncio.to_thread for blocking work) inside async handlers"
                 )
@@ -463,16 +492,17 @@ class GatewayEmitter:
         deadline = None if timeout is None else time.monotonic() + timeout
         loop = asyncio.get_running_loop()
         while True:
-            tasks = [t for h in self._hooks if h.lane is not None and (t := h.lane.task())]
-            if not tasks:
+            lanes = [h.lane for h in self._hooks if h.lane is not None and h.lane.busy()]
+            if not lanes:
                 return True
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return False
+            tasks = [t for lane in lanes if (t := lane.task()) is not None]
             local = [t for t in tasks if t.get_loop() is loop]
-            if local:
+            if local and len(local) == len(lanes):
                 await asyncio.wait(local, timeout=remaining)
-            else:  # lanes running on another thread's loop: poll them
+            else:  # lanes on a hook's own loop (or another thread's): poll them
                 await asyncio.sleep(0.01 if remaining is None else min(0.01, remaining))
 
     async def aclose(self, timeout: float = 5.0) -> bool:
@@ -494,6 +524,8 @@ class GatewayEmitter:
 
     def _stop(self, hook: GatewayHook, deadline: float) -> None:
         dropped = hook.lane.close(deadline) if hook.lane is not None else 0
+        if hook.home is not None:
+            hook.home.close(deadline)
         if dropped:
             log.warning(
                 "[hooks] %s (%s): stopped with %d pending event(s) not delivered",
@@ -507,3 +539,47 @@ class GatewayEmitter:
     def closed(self) -> bool:
         """Whether :meth:`close` was called (emits are then ignored)."""
         return self._closed
+
+
+async def _call_at_home(home: HandlerLoop, call: Any, limit: float | None) -> Any:
+    """Await the handler coroutine ``call`` on its hook's own loop ``home``, from the
+    host's loop, for a command (whose answer the host waits for).
+
+    ``home`` cancels an awaiting handler at ``limit``; one that blocks that loop does
+    not answer by ``limit`` plus a grace, and then the host goes on without it
+    (:class:`Overran`), never waiting longer.  Until that call ends, later calls are
+    skipped (:class:`~hermes_hooks._workers.Hung`) rather than each waiting in turn.
+    Raises what the handler raised.
+    """
+    stuck = home.abandoned
+    if stuck is not None and not stuck.is_set():
+        call.close()  # never started: no "never awaited" warning
+        raise Hung("its event loop is still blocked by an earlier call")
+    home.origin = asyncio.get_running_loop()
+    ended = threading.Event()
+    future = asyncio.run_coroutine_threadsafe(_settled(call, limit, ended), home.loop())
+    wait = None if limit is None else limit + _COMMAND_GRACE
+    try:
+        ok, value = await asyncio.wait_for(asyncio.wrap_future(future), wait)
+    except asyncio.TimeoutError:
+        home.abandoned = ended
+        future.cancel()
+        raise Overran(f"blocked its event loop past {limit:g} s") from None
+    if ok:
+        return value
+    raise value
+
+
+async def _settled(call: Any, limit: float | None, ended: threading.Event) -> tuple[bool, Any]:
+    """On the hook's own loop: ``call`` bounded by ``limit``, as (succeeded, result or
+    exception), so a ``SystemExit`` or ``KeyboardInterrupt`` travels back to the host's
+    side (which isolates the one and re-raises the other) instead of ending this loop.
+    ``ended`` is set when the call is over, however it ends."""
+    try:
+        return True, await await_bounded(call, limit)
+    except asyncio.CancelledError:
+        raise  # the host gave up on the call
+    except BaseException as exc:
+        return False, exc
+    finally:
+        ended.set()

@@ -1,7 +1,8 @@
 """Per-hook lanes (D-01): a bounded FIFO per gateway hook, drained by one worker.
 
 A :class:`Lane` holds the hook's pending events and, while it has any, one asyncio task
-on the emitting loop that delivers them in order.  The task ends when the lane is
+that delivers them in order: on the hook's own :class:`~hermes_hooks.gateway.loops.
+HandlerLoop` for an async hook, else on the emitting loop.  The task ends when the lane is
 empty and the next emit starts a new one, so an idle gateway keeps no tasks, and a
 lane never needs an ``asyncio`` primitive bound to a loop that may since have closed.
 
@@ -24,9 +25,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._workers import TimedOut
+
+if TYPE_CHECKING:
+    from hermes_hooks.gateway.loops import HandlerLoop
 
 __all__ = ["LANE_CAPACITY", "BatchTimer", "Entry", "Lane", "Overran", "await_bounded", "offer_each"]
 
@@ -202,17 +206,34 @@ class Lane:
     runs every entry in that one coroutine, so a batch of quick deliveries costs no
     coroutine per event; it must not raise (the emitter isolates handler failures
     before they get here).
+
+    With a ``home`` (a :class:`~hermes_hooks.gateway.loops.HandlerLoop`) the task runs
+    on that loop, whatever loop emits: it is started there by a thread-safe call, and
+    :attr:`_starting` covers the moment between that call and the task.
     """
 
-    __slots__ = ("_changed", "_lock", "_pending", "_serve", "_task", "_task_loop", "capacity")
+    __slots__ = (
+        "_changed",
+        "_home",
+        "_lock",
+        "_pending",
+        "_serve",
+        "_starting",
+        "_task",
+        "_task_loop",
+        "capacity",
+    )
 
     def __init__(
         self,
         serve: Callable[[Iterator[Entry], BatchTimer], Awaitable[object]],
         capacity: int = LANE_CAPACITY,
+        home: HandlerLoop | None = None,
     ) -> None:
         self._serve = serve
         self.capacity = capacity
+        self._home = home
+        self._starting = False
         self._pending: deque[Entry] = deque()
         # One lock guards the queue and the task slot; emits may come from any loop.
         self._lock = threading.Lock()  # taken directly on the per-event paths
@@ -237,12 +258,34 @@ class Lane:
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         # Under the lock, with an event just queued: make sure a task will deliver it.
         task = self._task
+        home = self._home
+        if home is not None:
+            if self._starting or (task is not None and not task.done()):
+                return  # a task on the home loop will get to the event
+            self._starting = True
+            home.origin = loop
+            home.call_soon(self._begin)
+            return
         if task is not None and self._task_loop is loop and not task.done():
             return  # its task runs on this loop: it will get to the event
         if not _alive(task):
             self._task = task = loop.create_task(self._work())
             self._task_loop = loop
             task.add_done_callback(self._finished)
+
+    def _begin(self) -> None:
+        """On the home loop: start the task :meth:`_start` asked for (unless the lane
+        was closed meanwhile)."""
+        with self._changed:
+            if not self._starting:
+                return
+            self._starting = False
+            if self._pending:
+                loop = asyncio.get_running_loop()
+                self._task = task = loop.create_task(self._work())
+                self._task_loop = loop
+                task.add_done_callback(self._finished)
+            self._changed.notify_all()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # Wake close() also when the task died by cancellation (e.g. loop shutdown).
@@ -286,6 +329,11 @@ class Lane:
         with self._changed:
             return self._task if _alive(self._task) else None
 
+    def busy(self) -> bool:
+        """Whether a task delivers, or is about to start delivering, this lane's events."""
+        with self._changed:
+            return self._starting or _alive(self._task)
+
     def close(self, deadline: float) -> int:
         """Stop the lane: wait for it to empty until ``deadline`` (a ``time.monotonic``
         value) when its loop runs on another thread, then cancel the task and drop what
@@ -293,12 +341,14 @@ class Lane:
         """
         with self._changed:
             task = self._task
-            if task is not None and _alive(task) and not _on_this_thread(task):
+            if self._starting or (task is not None and _alive(task) and not _on_this_thread(task)):
                 self._changed.wait_for(
-                    lambda: not _alive(self._task), max(0.0, deadline - time.monotonic())
+                    lambda: not self._starting and not _alive(self._task),
+                    max(0.0, deadline - time.monotonic()),
                 )
             dropped = len(self._pending)
             self._pending.clear()
+            self._starting = False
             task, self._task = self._task, None
         if task is not None and not task.done():
             loop = task.get_loop()

@@ -1,9 +1,10 @@
 """Reading one gateway hook's ``HOOK.yaml`` by the rules of D-03.
 
 Only ``events`` is required: a non-empty list of event names.  ``name`` defaults to the
-directory name (it need not match), ``description`` is free text, and
-``enabled: false`` skips the hook without importing its handler.  An unknown event is
-kept, with a did-you-mean warning.
+directory name (it need not match), ``description`` is free text,
+``enabled: false`` skips the hook without importing its handler, and ``host_loop:
+true`` runs an async handler on the gateway's own event loop instead of its hook's.
+An unknown event is kept, with a did-you-mean warning.
 
 :func:`read_manifest` never logs and never raises: it returns what it found and a list
 of :class:`Problem` s, so discovery can log them and ``doctor`` can report them with
@@ -58,6 +59,9 @@ class Manifest:
     description: str = ""
     events: tuple[str, ...] = ()
     enabled: bool = True  # False only for a literal ``enabled: false``
+    #: True only for a literal ``host_loop: true``: the async handler runs on the
+    #: gateway's event loop (it awaits objects bound to it), not on a loop of its own.
+    host_loop: bool = False
     problems: list[Problem] = field(default_factory=list)
     #: The log line explaining why the hook is not loaded; None when it may load.
     skip: str | None = None
@@ -116,6 +120,7 @@ def read_manifest(directory: Path) -> Manifest:
     description = data.get("description")
     manifest.description = "" if description is None else str(description)
     _read_enabled(manifest, data)
+    _read_host_loop(manifest, data)
     _read_events(manifest, data)
     return manifest
 
@@ -153,6 +158,24 @@ def _read_enabled(manifest: Manifest, data: dict[str, Any]) -> None:
         "enabled",
         f"[hooks] Skipping {manifest.name}: 'enabled' must be true or false, got {enabled!r}",
         "write enabled: true or enabled: false (unquoted)",
+    )
+
+
+def _read_host_loop(manifest: Manifest, data: dict[str, Any]) -> None:
+    if "host_loop" not in data:
+        return
+    value = data["host_loop"]
+    if isinstance(value, bool):
+        manifest.host_loop = value
+        return
+    # Anything else keeps the handler on its own loop, where blocking cannot stall
+    # the gateway: the safe reading of a value we cannot read.
+    manifest._problem(
+        "warn",
+        "host_loop",
+        f"[hooks] {manifest.name}: 'host_loop' must be true or false, got {value!r}; "
+        "the handler runs on its own event loop",
+        "write host_loop: true or host_loop: false (unquoted)",
     )
 
 

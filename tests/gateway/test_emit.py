@@ -27,7 +27,8 @@ def handle(event_type, context):
     probe.record(__name__, event_type, context)
 """
 
-# The async twin: awaits the asyncio.Event the test parks in probe.notes[0].
+# The async twin: awaits the asyncio.Event the test parks in probe.notes[0], an object of
+# the gateway's loop, so it says host_loop: true (HOST_LOOP).
 BLOCK_ASYNC = """
 from tests.gateway import probe
 
@@ -35,6 +36,20 @@ async def handle(event_type, context):
     key = __name__.removeprefix("hermes_hook_")
     probe.gate(key + ":started").set()
     await probe.notes[0].wait()
+    probe.record(__name__, event_type, context)
+"""
+
+HOST_LOOP = "name: slow\nhost_loop: true\nevents: [agent:start]\n"
+
+# An async handler on its own loop, awaiting a gate the test opens from its thread.
+BLOCK_ASYNC_OWN_LOOP = """
+import asyncio
+from tests.gateway import probe
+
+async def handle(event_type, context):
+    key = __name__.removeprefix("hermes_hook_")
+    probe.gate(key + ":started").set()
+    await asyncio.to_thread(probe.gate(key).wait, 10)
     probe.record(__name__, event_type, context)
 """
 
@@ -60,11 +75,15 @@ async def wait_for_gate(name: str) -> bool:
     return await asyncio.to_thread(probe.gate(name).wait, 5)
 
 
-@pytest.mark.parametrize("body", [BLOCK_SYNC, BLOCK_ASYNC], ids=["sync", "async"])
+@pytest.mark.parametrize(
+    ("body", "manifest"),
+    [(BLOCK_SYNC, None), (BLOCK_ASYNC_OWN_LOOP, None), (BLOCK_ASYNC, HOST_LOOP)],
+    ids=["sync", "async", "async-host-loop"],
+)
 def test_a_sleeping_handler_does_not_delay_emit(
-    hooks_dir: Path, load_gateway: Any, body: str
+    hooks_dir: Path, load_gateway: Any, body: str, manifest: str | None
 ) -> None:
-    write_hook(hooks_dir, "slow", body=body)
+    write_hook(hooks_dir, "slow", body=body, manifest=manifest)
     write_hook(hooks_dir, "quick")
     hooks: Hooks = load_gateway()
 
@@ -210,11 +229,17 @@ async def handle(event_type, context):
 def test_exact_subscribers_first_then_wildcards_each_by_directory_name(
     hooks_dir: Path, load_gateway: Any
 ) -> None:
-    write_hook(hooks_dir, "a-wild", events=["agent:*"], body=ORDER_ASYNC)
-    write_hook(hooks_dir, "b-exact", events=["agent:start"], body=ORDER_ASYNC)
-    write_hook(hooks_dir, "c-both", events=["agent:*", "agent:start"], body=ORDER_ASYNC)
-    write_hook(hooks_dir, "d-exact", events=["agent:start"], body=ORDER_ASYNC)
-    write_hook(hooks_dir, "e-other", events=["session:*"], body=ORDER_ASYNC)
+    # On the host's loop, lanes start in the order they were queued, which shows that
+    # order (on their own loops, lanes of different hooks run side by side).
+    def hook(key: str, events: list[str]) -> None:
+        manifest = f"host_loop: true\nevents: [{', '.join(events)}]\n"
+        write_hook(hooks_dir, key, body=ORDER_ASYNC, manifest=manifest)
+
+    hook("a-wild", ["agent:*"])
+    hook("b-exact", ["agent:start"])
+    hook("c-both", ["agent:*", "agent:start"])
+    hook("d-exact", ["agent:start"])
+    hook("e-other", ["session:*"])
     hooks: Hooks = load_gateway()
     order = [h.key for h in hooks.gateway.subscribers("agent:start")]
     assert order == ["b-exact", "c-both", "d-exact", "a-wild"]
@@ -245,16 +270,28 @@ def test_one_lane_delivers_in_fifo_order(hooks_dir: Path, load_gateway: Any) -> 
 def test_a_full_lane_drops_the_new_event_with_the_d01_warning(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    write_hook(hooks_dir, "busy", events=["agent:step"])
+    body = """
+    import asyncio
+    from tests.gateway import probe
+
+    async def handle(event_type, context):
+        if context["iteration"] == 0:  # hold the lane until the test has filled it
+            probe.gate("busy:started").set()
+            await asyncio.to_thread(probe.gate("busy").wait, 10)
+        probe.record(__name__, event_type, context)
+    """
+    write_hook(hooks_dir, "busy", events=["agent:step"], body=body)
     hooks: Hooks = load_gateway()
     dropped: list[str] = []
     hooks.gateway.subscribe(lambda r: dropped.append(r.event) if r.outcome == "dropped" else None)
     caplog.set_level(logging.DEBUG, logger="gateway.hooks")
 
     async def main() -> None:
-        # emit() never yields, so nothing is delivered until the loop runs the lane.
-        for i in range(258):
+        await hooks.gateway.emit("agent:step", {"iteration": 0})
+        assert await wait_for_gate("busy:started")
+        for i in range(1, 259):  # 256 fit behind the held one; the last two are dropped
             await hooks.gateway.emit("agent:step", {"iteration": i})
+        probe.gate("busy").set()
         assert await hooks.gateway.drain(5)
 
     run(main())
@@ -264,7 +301,7 @@ def test_a_full_lane_drops_the_new_event_with_the_d01_warning(
     assert messages(caplog) == [full]
     assert messages(caplog, logging.DEBUG).count(full) == 1
     assert dropped == ["agent:step", "agent:step"]
-    assert [c["iteration"] for _, c in probe.seen("busy")] == list(range(256))
+    assert [c["iteration"] for _, c in probe.seen("busy")] == list(range(257))
 
 
 def test_an_async_handler_is_cancelled_at_the_limit(
@@ -485,8 +522,20 @@ def test_emit_never_raises_on_a_deep_or_cyclic_context(
         assert copied["self"] is copied and copied is not context
 
 
+@pytest.mark.parametrize(
+    ("manifest", "loop"),
+    [
+        (None, "its own event loop"),
+        ("host_loop: true\nevents: [command:reset]\n", "the gateway's event loop"),
+    ],
+    ids=["own-loop", "host-loop"],
+)
 def test_an_async_handler_that_blocks_the_loop_past_the_limit_does_not_decide(
-    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
+    hooks_dir: Path,
+    load_gateway: Any,
+    caplog: pytest.LogCaptureFixture,
+    manifest: str | None,
+    loop: str,
 ) -> None:
     body = """
     import time
@@ -495,7 +544,7 @@ def test_an_async_handler_that_blocks_the_loop_past_the_limit_does_not_decide(
         time.sleep(0.5)  # blocks the loop: the bound cannot cancel it
         return {"decision": "deny", "message": "too late to count"}
     """
-    write_hook(hooks_dir, "sleepy", events=["command:reset"], body=body)
+    write_hook(hooks_dir, "sleepy", events=["command:reset"], body=body, manifest=manifest)
     hooks: Hooks = load_gateway(timeout=0.2)
 
     decision = run(hooks.gateway.emit_command("reset"))
@@ -503,7 +552,7 @@ def test_an_async_handler_that_blocks_the_loop_past_the_limit_does_not_decide(
     path = hooks_dir / "sleepy" / "handler.py"
     assert messages(caplog) == [
         f"[hooks] sleepy ({path}) timed out after 0.2 s handling command:reset — it blocked "
-        "the event loop instead of awaiting, so it could not be cancelled; its answer is "
+        f"{loop} instead of awaiting, so it could not be cancelled; its answer is "
         "ignored. Fix: await (asyncio.sleep, asyncio.to_thread for blocking work) inside "
         "async handlers"
     ]
