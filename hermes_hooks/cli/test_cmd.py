@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         approval = approved.get((event, entry.command))
         now = resolve(entry.command, entry.base)
         # A command that leads to other files than approved is not approved either.
-        refused = consent.refusal(approval, now) if approval is not None else None
+        refused = consent.refusal(approval, now, home) if approval is not None else None
         if (approval is None or refused) and bypass is None:
             report["status"] = "refused" if refused else "not allowlisted"
             if refused:
