@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
     from hermes_hooks.adapters.shell.hook import run_once
     from hermes_hooks.adapters.shell.pin import resolve
+    from hermes_hooks.adapters.shell.pin_check import refusal
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.cli.shell_views import (
         approve_hint,
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         approval = approved.get((event, entry.command))
         now = resolve(entry.command, entry.base)
         # A command that leads to other files than approved is not approved either.
-        refused = consent.refusal(approval, now, home) if approval is not None else None
+        refused = refusal(approval, now, home) if approval is not None else None
         if (approval is None or refused) and bypass is None:
             report["status"] = "refused" if refused else "not allowlisted"
             if refused:

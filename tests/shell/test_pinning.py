@@ -86,7 +86,7 @@ def shadowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shadowed:
 
 
 def path_refusal(shadowed: Shadowed) -> str:
-    """What :func:`consent.refusal` says once ``myhook`` is shadowed."""
+    """What :func:`pin_check.refusal` says once ``myhook`` is shadowed."""
     return (
         f"it resolved to {shadowed.real / 'myhook'} when approved and resolves to "
         f"{shadowed.shadow / 'myhook'} now (PATH changed)"

@@ -13,6 +13,7 @@ The package, one job per module:
 * :mod:`.config` -- reading the ``hooks:`` block into entries;
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
 * :mod:`.pin` -- where a command leads (program and script), pinned at approval;
+* :mod:`.pin_check` -- whether an approval still covers what a command runs now;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
@@ -266,13 +267,14 @@ class ShellSource:
         """
         from hermes_hooks.adapters.shell import consent
         from hermes_hooks.adapters.shell.pin import resolve
+        from hermes_hooks.adapters.shell.pin_check import refusal
 
         inspecting = consent.is_inspecting()
         approval = self.watch.approval(entry.event, entry.command)
         again = None
         if approval is not None:
             now = resolve(entry.command, entry.base)
-            again = consent.refusal(approval, now, self.allowlist.identity)
+            again = refusal(approval, now, self.allowlist.identity)
             if again is None or inspecting:
                 return "approved", "allowlist"
         if self.bypass is not None and not inspecting:

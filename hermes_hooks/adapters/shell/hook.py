@@ -25,7 +25,6 @@ from hermes_hooks.adapters.shell.consent import (
     Approval,
     approve_hint,
     reapprove_hint,
-    refusal,
 )
 from hermes_hooks.adapters.shell.consent import log as consent_log
 from hermes_hooks.adapters.shell.dialects import Dialect, dialect_of
@@ -33,6 +32,7 @@ from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess
 from hermes_hooks.adapters.shell.pin import resolve
+from hermes_hooks.adapters.shell.pin_check import refusal
 from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = ["ShellHook", "ShellRecord", "UnapprovedGate", "run_once"]

@@ -3,7 +3,7 @@
 A command such as ``myhook`` or ``python3 hook.py`` names its program through ``PATH``,
 so the same text runs different files from one ``PATH`` to the next.  Consent therefore
 pins what the text resolved to when it was approved, and a firing whose :func:`resolve`
-differs is refused (:func:`hermes_hooks.adapters.shell.consent.refusal`).
+differs is refused (:func:`hermes_hooks.adapters.shell.pin_check.refusal`).
 
 The resolution follows what the spawn does, without touching the files:
 

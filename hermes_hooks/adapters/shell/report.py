@@ -21,12 +21,12 @@ from hermes_hooks.adapters.shell.consent import (
     Allowlist,
     Approval,
     approve_hint,
-    drift,
     reapprove_hint,
 )
 from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
+from hermes_hooks.adapters.shell.pin_check import drift
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.synthetic import synthetic_payload
 
