@@ -150,6 +150,31 @@ def _pluggy_callable(function: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+class _Held:
+    """The callables registered for one hook: a set, plus a list of those that cannot
+    be hashed (compared one by one)."""
+
+    __slots__ = ("hashed", "unhashable")
+
+    def __init__(self) -> None:
+        self.hashed: set[Any] = set()
+        self.unhashable: list[Any] = []
+
+    def add(self, function: Any) -> None:
+        try:
+            self.hashed.add(function)
+        except TypeError:
+            self.unhashable.append(function)
+
+    def holds(self, function: Any) -> bool:
+        try:
+            if function in self.hashed:
+                return True
+        except TypeError:
+            return any(held == function for held in (*self.hashed, *self.unhashable))
+        return any(held == function for held in self.unhashable)
+
+
 class HookManager(pluggy.PluginManager):
     """The plugin manager of one :class:`~hermes_hooks.hooks.Hooks` instance.
 
@@ -165,6 +190,7 @@ class HookManager(pluggy.PluginManager):
         self._lock = threading.RLock()
         self._seq = itertools.count()
         self._cache: dict[str, tuple[Callback, ...]] = {}
+        self._held: dict[str, _Held] = {}  # each hook's callables, for the D-08 check
         self._native: dict[Any, Callback] = {}  # HookImpl -> record, for pluggy plugins
         self._plugin_rank: dict[str, int] = {}
         self._requires: dict[str, tuple[str, ...]] = {}
@@ -217,13 +243,12 @@ class HookManager(pluggy.PluginManager):
                 **about,
             )
         with self._lock:
-            for existing in self.callbacks(hook):
-                if existing.function == function:
-                    raise PluginLoadError(
-                        f"Plugin '{owner}' registered {describe(function)} for hook "
-                        f"'{hook}' twice; the duplicate is ignored.",
-                        **about,
-                    )
+            if self._holds(hook, function):
+                raise PluginLoadError(
+                    f"Plugin '{owner}' registered {describe(function)} for hook "
+                    f"'{hook}' twice; the duplicate is ignored.",
+                    **about,
+                )
             seq = next(self._seq)
             record = Callback(
                 hook,
@@ -242,11 +267,32 @@ class HookManager(pluggy.PluginManager):
                 trylast=group is Group.TRYLAST,
             )
             super().register(plugin, name=f"{owner}#{hook}#{seq}")
+            self._held[hook].add(function)  # built by the _holds check above
             if rank is None and group <= Group.TRYLAST:
                 self._note_python_owner(owner)
                 record.rank = self._plugin_rank[owner]
             self._cache.clear()
             return record
+
+    def _holds(self, hook: str, function: Callable[..., Any]) -> bool:
+        """Whether ``function`` is registered for ``hook`` already.
+
+        Answered from a set of the hook's callables, built once and kept up to date by
+        :meth:`register_callback`, so a load of n callbacks on one hook costs n
+        look-ups, not n scans (or n sorts).  A callable that cannot be hashed falls
+        back to the scan.
+        """
+        known = self._held.get(hook)
+        if known is None:
+            known = self._held[hook] = _Held()
+            caller = getattr(self.hook, hook, None)
+            for impl in caller.get_hookimpls() if caller is not None else ():
+                plugin = impl.plugin
+                held = (
+                    plugin.record.function if isinstance(plugin, _CallbackPlugin) else impl.function
+                )
+                known.add(held)
+        return known.holds(function)
 
     def register(self, plugin: Any, name: str | None = None) -> str | None:
         """pluggy's ``register``, plus the D-07 check and cache invalidation.
@@ -269,6 +315,7 @@ class HookManager(pluggy.PluginManager):
                         log.log(logging.ERROR if gate else logging.WARNING, "%s", message)
                 self._note_python_owner(plugin_name)
             self._cache.clear()
+            self._held.clear()
             return plugin_name
 
     def _refuse_wrappers(self, plugin: Any, name: str | None) -> None:
@@ -310,6 +357,7 @@ class HookManager(pluggy.PluginManager):
                 record.stop()
             self._native = {i: r for i, r in self._native.items() if i.plugin is not result}
             self._cache.clear()
+            self._held.clear()
             return result
 
     def unregister_owner(self, owner: str) -> int:

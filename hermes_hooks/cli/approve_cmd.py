@@ -5,6 +5,9 @@ records the approval with a fresh baseline (time, script mtime and sha256), so r
 it again after reviewing an edited script refreshes what ``list`` and ``doctor``
 compare against.  It pins where the command leads from here (this directory and this
 ``PATH``): the program and script paths it prints are the only files the approval runs.
+A file the command names relative to the home is pinned relative to it, so the
+approval holds in a copy, a move or a git clone of the home while the script's bytes
+are the same.
 """
 
 from __future__ import annotations
@@ -91,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         lines.append(
             f"  pinned: the command depends on {' and '.join(resolution.depends_on)}; "
             "it runs only while it leads to these files"
+        )
+    if approval.home_path is not None:
+        print(
+            f"  pinned: relative to the home {approval.home_path}; a copy, a move or a "
+            "clone of the home keeps this approval while the script keeps this sha256"
         )
     if not configured:
         lines.append(

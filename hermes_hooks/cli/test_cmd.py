@@ -162,6 +162,7 @@ def _fire_shell(
     from hermes_hooks.adapters.shell.config import parse_hooks
     from hermes_hooks.adapters.shell.hook import run_once
     from hermes_hooks.adapters.shell.pin import resolve
+    from hermes_hooks.adapters.shell.pin_check import refusal
     from hermes_hooks.cli.shell_views import (
         approve_hint,
         describe_entry,
@@ -193,7 +194,7 @@ def _fire_shell(
         approval = approved.get((event, entry.command))
         now = resolve(entry.command, entry.base)
         # A command that leads to other files than approved is not approved either.
-        refused = consent.refusal(approval, now) if approval is not None else None
+        refused = refusal(approval, now, home) if approval is not None else None
         if (approval is None or refused) and bypass is None:
             report["status"] = "refused" if refused else "not allowlisted"
             if refused:

@@ -154,14 +154,21 @@ def _signature(target: Target) -> str:
     return "github+standard" if target.signature == "standard" else "github"
 
 
+#: Loggers whose messages keep the copy's paths: consent names the files it checked.
+_CHECKED_PATHS = ("hermes_hooks.consent",)
+
+
 class _RealHomePath(logging.Filter):
-    """Shows the user's home where a message names the replay's copy of it."""
+    """Shows the user's home where a message names the replay's copy of it (except
+    consent's, which name the very files they checked, and say it is a copy)."""
 
     def __init__(self, copy: str, real: str) -> None:
         super().__init__()
         self.copy, self.real = copy, real
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.name in _CHECKED_PATHS:
+            return True
         message = record.getMessage()
         if self.copy in message:
             record.msg, record.args = message.replace(self.copy, self.real), None
@@ -171,15 +178,18 @@ class _RealHomePath(logging.Filter):
 @contextmanager
 def _loaded_home(options: ReplayOptions) -> Iterator[str | None]:
     """The home to load: the real one (``--in-place``) or a throw-away copy, whose
-    path log messages show as the real home's."""
+    path log messages show as the real home's.  The copy holds the real home's
+    approvals of shell hooks, asks for none and records none (an answer stored in it
+    would be lost with it)."""
     if options.in_place:
         yield options.home
         return
+    from hermes_hooks.adapters.shell.home import replay_copy
     from hermes_hooks.config import resolve_home
     from hermes_hooks.host.sandbox import home_copy
 
     real = resolve_home(options.home)
-    with home_copy(real) as copy:
+    with home_copy(real) as copy, replay_copy(copy, real):
         handlers = list(logging.getLogger().handlers)
         if not handlers and logging.lastResort is not None:
             handlers = [logging.lastResort]

@@ -23,6 +23,7 @@ import pytest
 
 from hermes_hooks.adapters.shell import consent
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.adapters.shell.pin import Resolution
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
 from tests.helpers import tool_payload
@@ -85,7 +86,7 @@ def shadowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Shadowed:
 
 
 def path_refusal(shadowed: Shadowed) -> str:
-    """What :func:`consent.refusal` says once ``myhook`` is shadowed."""
+    """What :func:`pin_check.refusal` says once ``myhook`` is shadowed."""
     return (
         f"it resolved to {shadowed.real / 'myhook'} when approved and resolves to "
         f"{shadowed.shadow / 'myhook'} now (PATH changed)"
@@ -107,10 +108,13 @@ def test_a_relative_command_runs_the_homes_file_from_any_directory(
     write_config(home, {"post_tool_call": [{"command": "./hook.sh"}]})
     monkeypatch.chdir(elsewhere)  # approving from a directory with its own hook.sh
     approval = Allowlist(home).approve("post_tool_call", "./hook.sh")
-    assert (approval.program_path, approval.script_path) == (
-        str(home / "hook.sh"),
-        str(home / "hook.sh"),
+    # Pinned relative to the home it was approved in: the same file from anywhere.
+    assert (approval.program_path, approval.script_path, approval.home_path) == (
+        "hook.sh",
+        "hook.sh",
+        str(home),
     )
+    assert approval.resolution == Resolution(str(home / "hook.sh"), str(home / "hook.sh"))
     hooks = load()
     hooks.post_tool_call(**tool_payload())
     assert ran(log) == ["approved"]  # the intruder in the current directory never runs
@@ -156,7 +160,11 @@ def test_a_relative_script_runs_from_elsewhere_and_list_and_doctor_report_no_dri
     code, out = cli(home, capsys, "approve", "pre_tool_call", "./hook.sh")
     assert code == 0
     assert out.splitlines()[1] == f"  script: {home / 'hook.sh'}"
-    assert not any(line.startswith("  pinned:") for line in out.splitlines())  # fixed by home
+    # Fixed by the home (no PATH or directory dependence), and pinned relative to it.
+    assert [line for line in out.splitlines() if line.startswith("  pinned:")] == [
+        f"  pinned: relative to the home {home}; a copy, a move or a clone of the home "
+        "keeps this approval while the script keeps this sha256"
+    ]
 
     monkeypatch.chdir(elsewhere)
     code, out = cli(home, capsys, "list")
@@ -171,7 +179,11 @@ def test_a_relative_script_runs_from_elsewhere_and_list_and_doctor_report_no_dri
         str(home / "hook.sh"),
         str(home / "hook.sh"),
     )
-    assert view["approval"]["script_path"] == str(home / "hook.sh")
+    assert (view["approval"]["script_path"], view["approval"]["home_path"]) == (
+        "hook.sh",
+        str(home),
+    )
+    assert view["drift"]["approved_in"] is None  # approved in this very home
     log.unlink(missing_ok=True)
     code, out = cli(home, capsys, "doctor")
     assert code == 0, out
@@ -297,9 +309,11 @@ def test_an_interpreter_command_pins_the_interpreter_and_the_homes_script(
     write_config(home, {"post_tool_call": [{"command": "python3 hook.py"}]})
     approve(home, "post_tool_call", "python3 hook.py")
     entry = allowlist_document(home)["approvals"][0]
-    assert (entry["program_path"], entry["script_path"]) == (
+    # The interpreter comes from PATH (absolute); the script from the home (relative).
+    assert (entry["program_path"], entry["script_path"], entry["home_path"]) == (
         str(real_bin / "python3"),
-        str(home / "hook.py"),
+        "hook.py",
+        str(home),
     )
     hooks = load()
     hooks.post_tool_call(**tool_payload())  # run from a directory with its own hook.py

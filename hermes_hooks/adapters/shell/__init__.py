@@ -13,6 +13,7 @@ The package, one job per module:
 * :mod:`.config` -- reading the ``hooks:`` block into entries;
 * :mod:`.consent` -- the allowlist, bypasses, prompt and drift baselines;
 * :mod:`.pin` -- where a command leads (program and script), pinned at approval;
+* :mod:`.pin_check` -- whether an approval still covers what a command runs now;
 * :mod:`.hook` -- :class:`ShellHook`, the callback of one entry, and :class:`ShellRecord`;
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._callback import Group
 from hermes_hooks._log import get_logger
 from hermes_hooks.adapters import Unloaded
-from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
+from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason, copy_of
 from hermes_hooks.errors import PluginLoadError
 
 if TYPE_CHECKING:
@@ -68,10 +69,14 @@ class ShellSource:
         # One owner per load, so unloading a source removes exactly what it registered.
         self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
         self.bypass = bypass_reason(context.accept_hooks, context.config)
+        # A replay's copy of a home: the real home's approvals hold in it, and nothing
+        # is asked or written (an answer stored in the copy would be lost with it).
+        self.copy_of = copy_of(context.home)
         self.entries: list[ShellRecord] = []
         # Approvals made in this load (a bypass or the prompt), kept for hooks whose
-        # approval could not be saved: they still hold the command to what was approved.
+        # approval is not saved: they still hold the command to what was approved.
         self._approved_now: dict[tuple[str, str], consent.Approval] = {}
+        self._unsaved: list[tuple[ShellEntry, consent.Approval]] = []
         self._manager = context.manager
         self._keys: set[_Key] = set()
         self._llm, self._transcripts = self._host_capabilities(context.host)
@@ -104,7 +109,7 @@ class ShellSource:
         """The home's shell-hooks allowlist."""
         from hermes_hooks.adapters.shell import consent
 
-        return consent.Allowlist(self.home)
+        return consent.Allowlist(self.home, self.copy_of)
 
     @cached_property
     def watch(self) -> consent.AllowlistWatch:
@@ -143,6 +148,10 @@ class ShellSource:
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
+        # Consent first, for every entry; then the approvals it gave are written in one
+        # go (a load approving a thousand hooks writes the file once, not a thousand
+        # times); then the entries are registered, in config order.
+        planned: list[ShellRecord | ShellEntry] = []
         for entry in self.parsed.entries:
             if entry.key in seen:
                 first = seen[entry.key]
@@ -152,7 +161,7 @@ class ShellSource:
                     entry.where,
                     first.where,
                 )
-                self.entries.append(ShellRecord(entry, "duplicate", note=f"repeats {first.where}"))
+                planned.append(ShellRecord(entry, "duplicate", note=f"repeats {first.where}"))
                 continue
             seen[entry.key] = entry
             refusal = self._refusal(entry)
@@ -160,12 +169,19 @@ class ShellSource:
                 log.warning(
                     "%s: %s (%s): %s", self.config_path, entry.where, entry.command, refusal
                 )
-                self.entries.append(ShellRecord(entry, "failed", note=refusal))
+                planned.append(ShellRecord(entry, "failed", note=refusal))
                 continue
             pair = (entry.event, entry.command)
             if pair not in decisions:
                 decisions[pair] = self._consent(entry)
-            state, how = decisions[pair]
+            planned.append(entry)
+        self._save_approvals()
+        for item in planned:
+            if isinstance(item, ShellRecord):
+                self.entries.append(item)
+                continue
+            entry = item
+            state, how = decisions[(entry.event, entry.command)]
             if state != "approved":
                 note = None
                 if self.bypass is not None and consent.is_inspecting():
@@ -251,12 +267,14 @@ class ShellSource:
         """
         from hermes_hooks.adapters.shell import consent
         from hermes_hooks.adapters.shell.pin import resolve
+        from hermes_hooks.adapters.shell.pin_check import refusal
 
         inspecting = consent.is_inspecting()
         approval = self.watch.approval(entry.event, entry.command)
         again = None
         if approval is not None:
-            again = consent.refusal(approval, resolve(entry.command, entry.base))
+            now = resolve(entry.command, entry.base)
+            again = refusal(approval, now, self.allowlist.identity)
             if again is None or inspecting:
                 return "approved", "allowlist"
         if self.bypass is not None and not inspecting:
@@ -271,20 +289,26 @@ class ShellSource:
                 )
             else:
                 log.info(
-                    "shell hook %s (%s) approved by %s", entry.where, entry.command, self.bypass
+                    "shell hook %s (%s) approved by %s%s",
+                    entry.where,
+                    entry.command,
+                    self.bypass,
+                    " for this replay only" if self.copy_of is not None else "",
                 )
             return "approved", self.bypass
         if inspecting:
             return "not allowlisted", None
+        answer = None  # a replay's copy asks nothing: the real home's approvals decide
         shown = consent.baseline(entry.command, entry.base)
-        answer = consent.prompt(
-            entry.event,
-            entry.command,
-            allowlist_path=self.allowlist.path,
-            shown=shown,
-            why=again,
-            base=entry.base,
-        )
+        if self.copy_of is None:
+            answer = consent.prompt(
+                entry.event,
+                entry.command,
+                allowlist_path=self.allowlist.path,
+                shown=shown,
+                why=again,
+                base=entry.base,
+            )
         if answer:
             self._record(entry, shown)
             return "approved", "prompt"
@@ -294,21 +318,32 @@ class ShellSource:
         return ("declined" if answer is False else "not allowlisted"), None
 
     def _record(self, entry: ShellEntry, shown: consent.Baseline) -> None:
+        """Hold the approval of ``entry`` for this load; :meth:`_save_approvals` writes
+        it (a replay's copy never is: the approval lasts for that run)."""
         from hermes_hooks.adapters.shell import consent
 
-        approval = consent.Approval.of(entry.event, entry.command, shown)
+        approval = consent.Approval.of(entry.event, entry.command, shown, self.allowlist.identity)
         self._approved_now[(entry.event, entry.command)] = approval
+        if self.copy_of is None:
+            self._unsaved.append((entry, approval))
+
+    def _save_approvals(self) -> None:
+        """Write the approvals this load gave, in one locked write of the allowlist."""
+        pending, self._unsaved = self._unsaved, []
+        if not pending:
+            return
         try:
-            self.allowlist.add(approval)
+            self.allowlist.add(*(approval for _, approval in pending))
         except OSError as exc:
-            log.warning(
-                "cannot save the approval of shell hook %s (%s) to %s (%s); it is approved "
-                "for this run only",
-                entry.where,
-                entry.command,
-                self.allowlist.path,
-                exc,
-            )
+            for entry, _ in pending:
+                log.warning(
+                    "cannot save the approval of shell hook %s (%s) to %s (%s); it is "
+                    "approved for this run only",
+                    entry.where,
+                    entry.command,
+                    self.allowlist.path,
+                    exc,
+                )
         self.watch.refresh()
 
     def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:

@@ -13,13 +13,28 @@ The file is the spec's document, one approval per ``(event, command)`` pair::
 Commands compare trimmed and unexpanded (D-67).  ``program_path`` and ``script_path``
 pin where the command led when it was approved (:mod:`.pin`): a command that resolves
 elsewhere at firing time (a bare name or interpreter found elsewhere on ``PATH``) is
-refused until it is approved again (:func:`refusal`).  Relative paths resolve against
-the home, so they name the same file from any working directory.  An entry without the
-pin (hand-written, or from before pinning) approves only a command whose files its text
-and home alone fix (absolute or home-relative paths); one that goes through ``PATH``
-needs re-approval.  The mtime and hash are the baseline ``list`` and ``doctor`` compare
-against to flag edits (D-73), the hash catching edits that preserved the mtime; edits
-never stop a hook.
+refused until it is approved again (:func:`.pin_check.refusal`).  Relative paths resolve against
+the home, so they name the same file from any working directory.
+
+A file the command names relative to the home is pinned relative to it, with
+``home_path`` (the home, absolute, where it was approved) beside it::
+
+    {"event": "pre_tool_call", "command": "agent-hooks/guard.sh",
+     "program_path": "agent-hooks/guard.sh", "script_path": "agent-hooks/guard.sh",
+     "home_path": "/home/hermes/.hermes", "script_sha256": "a26d2f...", ...}
+
+so the approval travels with the home: a copy made for a replay, a home moved
+elsewhere, or one cloned from git with its allowlist.  In the home it was approved in
+it works as an absolute pin does; in any other home it holds only while the script has
+the recorded sha256 (the bytes are what was reviewed).  Files outside the home, and
+every path of an entry without ``home_path`` (the format before), stay absolute.
+
+An entry without the pin (hand-written, or from before pinning) approves only a
+command whose files its text and home alone fix (absolute or home-relative paths); one
+that goes through ``PATH`` needs re-approval.  The mtime and hash are the baseline
+``list`` and ``doctor`` compare against to flag edits (D-73), the hash catching edits
+that preserved the mtime; in the home the approval was made in, edits never stop a
+hook.
 
 Writes are atomic (a temporary file renamed over the old one, mode 0600) and serialised
 across processes by ``flock`` on a sibling ``.lock`` file, so concurrent approvals never
@@ -49,7 +64,7 @@ from typing import IO, Any
 from hermes_hooks._escape import escape, escape_lines
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.adapters.shell.home import ALLOWLIST_NAME, bypass_reason
-from hermes_hooks.adapters.shell.pin import CWD, Resolution, resolve
+from hermes_hooks.adapters.shell.pin import CWD, Resolution, inside, resolve
 
 try:  # POSIX: cross-process locking
     import fcntl
@@ -63,15 +78,12 @@ __all__ = [
     "AllowlistWatch",
     "Approval",
     "Baseline",
-    "Drift",
     "approve_hint",
     "baseline",
     "bypass_reason",
-    "drift",
     "inspecting",
     "is_inspecting",
     "prompt",
-    "refusal",
 ]
 
 log = get_logger("hermes_hooks.consent")
@@ -87,6 +99,7 @@ _ENTRY_KEYS = (
     "approved_at",
     "program_path",
     "script_path",
+    "home_path",
     "script_mtime_at_approval",
     "script_sha256",
 )
@@ -157,6 +170,9 @@ class Approval:
     program_path: str | None = None
     script_path: str | None = None
     pinned: bool = False  # whether the entry records where the command led (the pin keys)
+    #: The home (absolute) the relative paths above are relative to; None when the
+    #: entry has none (its paths are all absolute: the format before).
+    home_path: str | None = None
 
     @classmethod
     def from_json(cls, value: Any) -> Approval | None:
@@ -181,33 +197,82 @@ class Approval:
             text("script_path"),
             # A pin is both keys, each a path or null; anything else pins nothing.
             all(k in value and (value[k] is None or text(k)) for k in _PIN_KEYS),
+            text("home_path") or None,
         )
 
     @classmethod
-    def of(cls, event: str, command: str, shown: Baseline) -> Approval:
-        """A new approval of ``(event, command)`` pinning ``shown`` (what the user saw)."""
+    def of(
+        cls,
+        event: str,
+        command: str,
+        shown: Baseline,
+        home: str | os.PathLike[str] | None = None,
+    ) -> Approval:
+        """A new approval of ``(event, command)`` pinning ``shown`` (what the user saw).
+
+        With ``home`` (the home the approval is for), the files the command names
+        relative to it are pinned relative to it, so the approval holds in a copy.
+        """
         resolution = shown.resolution
+        paths: list[str | None] = [None, None]
+        home_path = None
+        if resolution is not None:
+            paths = [resolution.program, resolution.script]
+            if home is not None and any(resolution.in_home):
+                # Inside the home, relative: the approval follows the home around.
+                paths = [rel or path for rel, path in zip(resolution.in_home, paths, strict=True)]
+                home_path = os.path.abspath(os.fspath(home))
         return cls(
             event,
             command.strip(),
             utc_iso(datetime.now(tz=timezone.utc).timestamp(), seconds=True),
             shown.mtime,
             shown.sha256,
-            resolution.program if resolution else None,
-            resolution.script if resolution else None,
+            paths[0],
+            paths[1],
             True,
+            home_path,
         )
 
     def as_json(self) -> dict[str, Any]:
         """The entry as written: event, command, then the pin and the baseline (an
-        unpinned entry stays unpinned)."""
+        unpinned entry stays unpinned; an entry with absolute paths has no home)."""
         keys = _ENTRY_KEYS if self.pinned else [k for k in _ENTRY_KEYS if k not in _PIN_KEYS]
+        if self.home_path is None:
+            keys = [k for k in keys if k != "home_path"]
         return {key: getattr(self, key) for key in keys}
+
+    def _absolute(self, path: str | None) -> str | None:
+        """A pinned path as the absolute path it named when approved."""
+        if path is None or self.home_path is None or os.path.isabs(path):
+            return path
+        return os.path.join(self.home_path, path)
 
     @property
     def resolution(self) -> Resolution | None:
-        """What the command resolved to at approval; None for an unpinned entry."""
-        return Resolution(self.program_path, self.script_path) if self.pinned else None
+        """What the command resolved to at approval (absolute paths, relative ones
+        joined to the home they were approved in); None for an unpinned entry."""
+        if not self.pinned:
+            return None
+        return Resolution(self._absolute(self.program_path), self._absolute(self.script_path))
+
+    def in_home(self, identity: str | os.PathLike[str] | None) -> tuple[str | None, str | None]:
+        """(program, script) relative to the home, as pinned: relative paths of an
+        entry with a home, or an older entry's absolute paths inside ``identity`` (the
+        home being loaded, so a replay's copy keeps the approvals of the format before)."""
+        pinned = (self.program_path, self.script_path)
+        if self.home_path is not None:
+            return tuple(  # type: ignore[return-value]
+                p if p is not None and not os.path.isabs(p) else None for p in pinned
+            )
+        return tuple(inside(p, identity) for p in pinned)  # type: ignore[return-value]
+
+    def moved(self, identity: str | os.PathLike[str] | None) -> bool:
+        """Whether the approval's relative paths were approved in another home than
+        ``identity`` (so only the script's bytes can vouch for it)."""
+        if self.home_path is None or identity is None or not any(self.in_home(identity)):
+            return False
+        return os.path.abspath(os.fspath(identity)) != os.path.abspath(self.home_path)
 
     def matches(self, event: str | None, command: str) -> bool:
         """Whether this approves ``command`` (trimmed) for ``event`` (any when None)."""
@@ -249,65 +314,6 @@ def baseline(command: str, base: str | os.PathLike[str] | None = None) -> Baseli
     return Baseline(path, *file_state(path), resolution)
 
 
-def refusal(approval: Approval, now: Resolution | None) -> str | None:
-    """Why an approved command must not run now, or None when it may.
-
-    A pinned approval runs only while the command resolves to the pinned files.  An
-    unpinned one runs only when its text and home alone fix the files: trusting the
-    files it finds now would approve whatever ``PATH`` (or, without a home, the current
-    directory) offers, so it needs re-approval instead (re-approving pins it).
-    """
-    if now is None:
-        return None  # a command that cannot be split is never registered
-    then = approval.resolution
-    if then is None:
-        if not now.depends_on:
-            return None
-        return (
-            f"it was approved without recording which file it runs, and it depends on "
-            f"{' and '.join(now.depends_on)} (now {now.describe()}); it needs re-approval"
-        )
-    if now == then:
-        return None
-    changed = now.changed_since(then)
-    because = f" ({' and '.join(changed)} changed)" if changed else ""
-    return (
-        f"it resolved to {then.describe()} when approved and resolves to "
-        f"{now.describe()} now{because}"
-    )
-
-
-@dataclass(frozen=True)
-class Drift:
-    """How a script compares with its approval baseline (``list``, ``doctor``)."""
-
-    current: Baseline
-    mtime_recorded: bool
-    mtime_changed: bool  # only meaningful when mtime_recorded
-    content_changed: bool | None  # None: no hash recorded, or the script is unreadable
-    missing: bool  # the script is gone
-    refused: str | None = None  # why the command is refused now (:func:`refusal`)
-
-
-def drift(approval: Approval, base: str | os.PathLike[str] | None = None) -> Drift:
-    """Compare ``approval`` 's baseline with the script as it is now (the pinned
-    script when the approval pins one: the file that was approved); ``base`` is the
-    home relative paths resolve against."""
-    resolution = resolve(approval.command, base)
-    script = approval.script_path or (resolution.script if resolution else None)
-    current = Baseline(None, None, None, resolution)
-    if script is not None:
-        current = Baseline(Path(script), *file_state(Path(script)), resolution)
-    recorded = approval.script_mtime_at_approval is not None
-    missing = current.mtime is None
-    mtime_changed = recorded and not missing and current.mtime != approval.script_mtime_at_approval
-    content_changed = None
-    if approval.script_sha256 is not None and current.sha256 is not None:
-        content_changed = current.sha256 != approval.script_sha256.lower()
-    refused = refusal(approval, current.resolution)
-    return Drift(current, recorded, mtime_changed, content_changed, missing, refused)
-
-
 # -- the file ----------------------------------------------------------------------------
 
 
@@ -339,10 +345,15 @@ def _approvals_of(document: dict[str, Any] | None) -> list[Approval]:
 
 
 class Allowlist:
-    """The shell-hooks allowlist of one Hermes home."""
+    """The shell-hooks allowlist of one Hermes home.
 
-    def __init__(self, home: Path) -> None:
+    ``identity`` is the home this one stands for when it is a replay's copy (the
+    approvals of the real home hold in it as they do there); by default the home.
+    """
+
+    def __init__(self, home: Path, identity: str | os.PathLike[str] | None = None) -> None:
         self.home = Path(home)
+        self.identity = Path(identity) if identity is not None else self.home
         self.path = self.home / ALLOWLIST_NAME
         self.lock_path = self.home / (ALLOWLIST_NAME + ".lock")
 
@@ -375,20 +386,21 @@ class Allowlist:
 
         Raises ``OSError`` when the file cannot be written.
         """
-        approval = Approval.of(event, command, shown or baseline(command, self.home))
+        shown = shown or baseline(command, self.home)
+        approval = Approval.of(event, command, shown, self.home)
         self.add(approval)
         return approval
 
-    def add(self, approval: Approval) -> None:
-        """Write ``approval``, replacing any entry of the same ``(event, command)``.
+    def add(self, *approvals: Approval) -> None:
+        """Write ``approvals`` in one locked read-modify-write, each replacing any entry
+        of the same ``(event, command)``: a load approving many hooks writes once.
 
         Raises ``OSError`` when the file cannot be written.
         """
-        event, command = approval.event, approval.command
+        replaced = {(a.event, a.command) for a in approvals}
         with self._update() as entries:
-            entries[:] = [
-                e for e in entries if not _same(Approval.from_json(e), event, command)
-            ] + [approval.as_json()]
+            kept = [e for e in entries if _key(Approval.from_json(e)) not in replaced]
+            entries[:] = kept + [a.as_json() for a in approvals]
 
     def revoke(self, command: str) -> list[Approval]:
         """Remove every approval of ``command`` (trimmed, any event, D-84); return them.
@@ -469,8 +481,8 @@ class Allowlist:
             raise
 
 
-def _same(approval: Approval | None, event: str, command: str) -> bool:
-    return approval is not None and approval.matches(event, command)
+def _key(approval: Approval | None) -> tuple[str, str] | None:
+    return None if approval is None else (approval.event, approval.command)
 
 
 # -- running processes: re-check before each firing (D-84) -----------------------------

@@ -27,14 +27,15 @@ from hermes_hooks.adapters.shell.consent import (
     approve_hint,
     drift,
     reapprove_hint,
-    refusal,
 )
+from hermes_hooks.adapters.shell.consent import log as consent_log
 from hermes_hooks.adapters.shell.dialects import Dialect, dialect_of
 from hermes_hooks.adapters.shell.dialects.claude_async import owned_by
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess, StartRefused
 from hermes_hooks.adapters.shell.pin import resolve
+from hermes_hooks.adapters.shell.pin_check import refusal
 from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = ["ShellHook", "ShellRecord", "UnapprovedGate", "run_once"]
@@ -104,19 +105,26 @@ class ShellHook:
     def check_resolution(self) -> tuple[tuple[str, ...] | None, str | None]:
         """(the argv to execute, None) while the command leads to the files its approval
         pinned; (None, why) when it does not, after one ERROR per distinct resolution
-        naming the entry, both resolutions and the fix."""
+        naming the entry, both resolutions (the files it checked) and the fix."""
         entry = self.entry
+        allowlist = self.watch.allowlist if self.watch else None
         approval = self.watch.approval(entry.event, entry.command) if self.watch else None
         approval = approval or self.pin or Approval(entry.event, entry.command)
         now = resolve(entry.command, entry.base)
-        why = refusal(approval, now)
+        identity = allowlist.identity if allowlist is not None else entry.base
+        why = refusal(approval, now, identity)
         if why is None:
             return (now.argv if now is not None else None), None
+        copy = ""
+        if allowlist is not None and allowlist.identity != allowlist.home:
+            copy = f" (a replay's copy of {allowlist.identity})"
+        # Logged as consent: a replay shows these paths as they are, not as the home's.
         warn_once(
-            log,
+            consent_log,
             ("refused", entry.event, entry.index, entry.command, approval.resolution, now),
-            "%s: shell hook %s (%s) refused: %s. Not run%s until approved again: %s",
+            "%s%s: shell hook %s (%s) refused: %s. Not run%s until approved again: %s",
             self.source,
+            copy,
             entry.where,
             entry.command,
             why,

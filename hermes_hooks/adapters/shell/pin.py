@@ -3,7 +3,7 @@
 A command such as ``myhook`` or ``python3 hook.py`` names its program through ``PATH``,
 so the same text runs different files from one ``PATH`` to the next.  Consent therefore
 pins what the text resolved to when it was approved, and a firing whose :func:`resolve`
-differs is refused (:func:`hermes_hooks.adapters.shell.consent.refusal`).
+differs is refused (:func:`hermes_hooks.adapters.shell.pin_check.refusal`).
 
 The resolution follows what the spawn does, without touching the files:
 
@@ -19,6 +19,10 @@ given without a home (a bare ``resolve(command)``) depends on the current direct
 
 Paths are never normalised (``a/../b`` stays as written): with symbolic links,
 collapsing ``..`` can name another file than the one the kernel opens.
+
+A file inside the home is pinned by its path relative to the home (:func:`inside`), so
+an approval keeps naming the same file when the whole home is copied, moved or cloned;
+:attr:`Resolution.in_home` says which paths were found that way.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 
 from hermes_hooks.adapters.shell.config import expand_argv, script_index, split_command
 
-__all__ = ["CWD", "PATH", "Resolution", "resolve"]
+__all__ = ["CWD", "PATH", "Resolution", "inside", "resolve"]
 
 #: What a resolution can depend on, as messages name it.
 CWD = "the current directory"
@@ -49,6 +53,10 @@ class Resolution:
     #: What each path depends on besides the text (:data:`CWD`, :data:`PATH`, or None).
     program_via: str | None = field(default=None, compare=False)
     script_via: str | None = field(default=None, compare=False)
+    #: (program, script) relative to the home, for each written relative to it in the
+    #: command and staying inside it; None for the others.  Such a file is the same
+    #: file in any copy of the home, so its approval pins it relative to the home.
+    in_home: tuple[str | None, str | None] = field(default=(None, None), compare=False)
 
     @property
     def depends_on(self) -> tuple[str, ...]:
@@ -73,17 +81,54 @@ class Resolution:
         return f"{program} {self.script}"
 
 
+def _trimmed(path: str) -> str:
+    """``path`` without its leading ``./`` (any number of them)."""
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    return path
+
+
 def _absolute(path: str, base: str | None = None) -> str | None:
     """``path`` joined to ``base``, else to the current directory (leading ``./``
     dropped), or None when the current directory is gone."""
     if os.path.isabs(path):
         return path
-    while path.startswith("./"):
-        path = path[2:].lstrip("/")
     try:
-        return os.path.join(base if base is not None else os.getcwd(), path)
+        return os.path.join(base if base is not None else os.getcwd(), _trimmed(path))
     except OSError:  # the current directory was removed
         return None
+
+
+def _in_home(path: str, base: str | None) -> str | None:
+    """``path`` as relative to the home ``base``, when the command wrote it so."""
+    if base is None or os.path.isabs(path):
+        return None
+    return _below(_trimmed(path))
+
+
+def inside(path: str | None, home: str | os.PathLike[str] | None) -> str | None:
+    """``path`` relative to ``home`` when it names a file below it, else None.
+
+    Textual, as everything here: ``path`` must start with the home as given or as an
+    absolute path, and what follows must not climb out through ``..`` (a path that
+    leaves the home and comes back is not taken for one inside it).
+    """
+    if path is None or home is None:
+        return None
+    folder = os.fspath(home)
+    for candidate in dict.fromkeys([folder, os.path.abspath(folder) if folder else folder]):
+        if not candidate:
+            continue
+        prefix = candidate if candidate.endswith(os.sep) else candidate + os.sep
+        if path.startswith(prefix):
+            return _below(path[len(prefix) :])
+    return None
+
+
+def _below(relative: str) -> str | None:
+    """``relative`` when it stays below the folder it is relative to, else None."""
+    parts = relative.replace(os.altsep or os.sep, os.sep).split(os.sep)
+    return relative if relative and ".." not in parts else None
 
 
 def _has_separator(arg: str) -> bool:
@@ -116,9 +161,11 @@ def resolve(command: str, base: str | os.PathLike[str] | None = None) -> Resolut
     first = argv[0]
     program: str | None
     program_via: str | None = None
+    program_in_home = script_in_home = None
     if _has_separator(first):
         program = _absolute(first, folder)
         program_via = None if os.path.isabs(first) else relative_via
+        program_in_home = _in_home(first, folder)
     else:
         program_via = PATH
         found = shutil.which(first)
@@ -128,10 +175,12 @@ def resolve(command: str, base: str | os.PathLike[str] | None = None) -> Resolut
     script: str | None = None
     script_via = None
     if index == 0:
-        script, script_via = program, program_via
+        script, script_via, script_in_home = program, program_via, program_in_home
     elif index is not None:
         script = _absolute(argv[index], folder)
         script_via = None if os.path.isabs(argv[index]) else relative_via
+        script_in_home = _in_home(argv[index], folder)
         if script is not None:
             argv[index] = script
-    return Resolution(program, script, tuple(argv), program_via, script_via)
+    in_home = (program_in_home, script_in_home)
+    return Resolution(program, script, tuple(argv), program_via, script_via, in_home)

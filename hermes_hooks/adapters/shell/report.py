@@ -21,12 +21,12 @@ from hermes_hooks.adapters.shell.consent import (
     Allowlist,
     Approval,
     approve_hint,
-    drift,
     reapprove_hint,
 )
 from hermes_hooks.adapters.shell.dialects.claude_options import MODEL_KINDS
 from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.hook import ShellRecord, run_once
+from hermes_hooks.adapters.shell.pin_check import drift
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.synthetic import synthetic_payload
 
@@ -93,16 +93,18 @@ def short_text(text: str, limit: int) -> str:
 
 
 def drift_lines(
-    approval: Approval, base: str | None = None
+    approval: Approval, base: str | None = None, identity: str | os.PathLike[str] | None = None
 ) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
     """(level, text) lines about a script's changes since ``approval``, and a JSON view.
 
     A command that resolves to other files than its approval pinned is an error: it is
     refused at every firing until approved again.  Edits to the pinned script are
     warnings: edits to an approved script are trusted and only flagged.  ``base`` is the
-    home relative paths in the command resolve against.
+    home relative paths in the command resolve against, ``identity`` the home it is (a
+    replay's copy stands for the home it was copied from).  In another home than the
+    one it was approved in, only the bytes count: a copy or clone has new mtimes.
     """
-    found = drift(approval, base)
+    found = drift(approval, base, identity)
     lines: list[tuple[DriftLevel, str]] = []
     if found.refused is not None:
         fix = reapprove_hint(approval.event, approval.command, found.current.resolution)
@@ -113,6 +115,14 @@ def drift_lines(
         lines.append(("warn", f"script not found: {where}"))
     elif not found.mtime_recorded:
         lines.append(("info", NO_MTIME_NOTE))  # D-73 keeps its own mark, byte-exact
+    elif found.moved_from is not None and found.content_changed is False:
+        lines.append(
+            (
+                "ok",
+                "script unchanged since approval (same sha256; approved in the home "
+                f"{found.moved_from})",
+            )
+        )
     elif found.mtime_changed:
         lines.append(
             (
@@ -143,6 +153,7 @@ def drift_lines(
         "missing": found.missing,
         "program": found.current.resolution.program if found.current.resolution else None,
         "refused": found.refused,
+        "approved_in": found.moved_from,
     }
     return lines, view
 
@@ -205,7 +216,7 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
     view["drift"] = None
     if approval is not None:
         details.append(f"        approved {approval.approved_at or '(no date recorded)'}")
-        changes, view["drift"] = drift_lines(approval, entry.base)
+        changes, view["drift"] = drift_lines(approval, entry.base, allowlist.identity)
         details.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
         if state == "registered" and view["drift"]["refused"]:
             state = "refused"  # resolves elsewhere than approved: not run until re-approved
@@ -346,7 +357,7 @@ def check(source: LoadedShell) -> list[Finding]:
         findings.append(
             Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
         )
-        changes, view = drift_lines(approval, entry.base)
+        changes, view = drift_lines(approval, entry.base, source.allowlist.identity)
         findings.extend(Finding(level, subject, text) for level, text in changes)
         if view["refused"]:  # never run a file nobody approved, not even for a smoke test
             findings.append(Finding("info", subject, "smoke test skipped — refused"))
