@@ -124,12 +124,17 @@ def test_if_on_file_paths_and_domains(claude: Callable[..., Hooks], records: Pat
     )
 
 
-def test_a_command_too_complex_to_split_always_runs_the_hook(
+def test_a_command_the_analysis_cannot_resolve_always_runs_the_hook(
     claude: Callable[..., Hooks], records: Path
 ) -> None:
     hooks = claude("PreToolUse", corpus("git-guard.sh"), **{"if": "Bash(git *)"})
-    hooks.pre_tool_call(**payload("pre_tool_call", "terminal", args={"command": "echo $(whoami)"}))
-    assert (records / "git-guard.log").read_text() == "echo $(whoami)\n"
+    for command in ("echo $(whoami)", "$(which tool) push", "ls; git $(echo push)"):
+        hooks.pre_tool_call(**payload("pre_tool_call", "terminal", args={"command": command}))
+    # whoami is no git; the program of the second is an expansion; the third runs git
+    assert (records / "git-guard.log").read_text().splitlines() == [
+        "$(which tool) push",
+        "ls; git $(echo push)",
+    ]
 
 
 # -- prompt and agent handlers ---------------------------------------------------------------

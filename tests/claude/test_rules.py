@@ -20,10 +20,24 @@ from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
         ("Bash(git push *)", "echo 'git push x'", False),
         ("Bash(npm:*)", "npm install", True),
         ("Bash(npm:*)", "npx jest", False),
-        ("Bash(rm *)", "ls | xargs rm -f", False),
+        ("Bash(rm *)", "ls | xargs rm -f", True),  # xargs runs rm
         ("Bash(rm *)", "ls; rm -rf build", True),
-        ("Bash(rm *)", "echo `rm -rf /`", True),  # too complex to split: always runs
-        ("Bash(rm *)", "echo 'unbalanced", True),
+        ("Bash(rm *)", "echo `rm -rf /`", True),  # a command substitution runs rm
+        ("Bash(rm *)", "echo `whoami`", False),
+        ("Bash(rm *)", "echo 'unbalanced", True),  # a parse error: the rule matches
+        ("Bash(git push *)", "sudo -u ci /usr/bin/git push origin", True),
+        ("Bash(git push *)", "git $verb origin", True),  # $verb may be push
+        ("Bash(git push *)", "git status $x", False),
+        ("Bash(git push origin main)", "echo main | xargs git push origin", True),
+        ("Bash(git push origin main)", "echo main | xargs git pull", False),
+        ("Bash(npm:*)", "timeout 60 npm test", True),
+        ("Bash(npm:*)", "bash -c 'cd web && npm ci'", True),
+        ("Bash(npm:*)", 'bash -c "$script"', True),  # code known only at run time
+        ("Bash(npm:*)", "make build", False),
+        # the parser crashed the process on "{" and an astral character: never parsed
+        ("Bash(rm *)", "{\U00031860", True),
+        ("Bash(rm *)", "echo \U0001f389 > notes", True),
+        ("Bash(rm *)", "sudo ''", True),  # an empty program name is no proof
         ("Bash", "anything at all", True),
     ],
 )

@@ -4,7 +4,8 @@ bad input gets the documented warning or error.
 Parsers under fuzz: the shell stdout interpreter (Hermes and Claude Code dialects,
 :data:`SHELL_PARSERS`), the ``hooks:`` and ``hooks.outbound`` config parsers, the
 ``config.yaml`` reader, ``HOOK.yaml``, the shell-hooks allowlist and the webhook
-receiver's ``verify``.  The normal suite runs a few derandomised examples of each; ``tox
+receiver's ``verify``, and the bash command analysis behind Claude Code ``if:`` rules.
+The normal suite runs a few derandomised examples of each; ``tox
 -e fuzz`` runs thousands (see ``conftest.py``).  The session-recording reader lives on
 another branch and is not fuzzed here.
 """
@@ -39,6 +40,8 @@ from hermes_hooks.adapters.shell.config import (
 )
 from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
 from hermes_hooks.adapters.shell.dialects import hermes
+from hermes_hooks.adapters.shell.dialects.bash_commands import commands_run
+from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
 from hermes_hooks.adapters.shell.output import Outcome
 from hermes_hooks.adapters.shell.run import RunResult, run_command
 from hermes_hooks.config import read_config
@@ -566,3 +569,32 @@ def test_approving_over_any_file_keeps_a_valid_private_allowlist(
     assert problem is None
     assert ("on_session_end", command.strip()) in {(a.event, a.command) for a in approvals}
     assert stat.S_IMODE(os.stat(home / ALLOWLIST_NAME).st_mode) == 0o600
+
+
+# -- the Bash command analysis behind Claude Code ``if:`` rules ----------------------------
+
+#: Text built from the characters and words that steer bash's grammar, so the examples
+#: reach quotes, substitutions, here-documents and wrappers, not only parse errors.
+shell_texts = any_text | st.lists(
+    st.sampled_from(
+        [
+            *["rm", " ", "x", ";", "|", "&", "&&", "\n", "$(", ")", "`", "'", '"', "\\", "{"],
+            *["}", "(", "<<EOF\n", "EOF", "$'\\x72'", "${", "$((", "[[", "]]", "bash -c "],
+            *["eval ", "sudo ", "xargs ", "find . -exec ", "case ", " in ", "esac", "#", "="],
+            *["*", "~"],
+        ]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@given(command=shell_texts)
+def test_bash_command_analysis_never_raises_or_faults(command: str) -> None:
+    """Any command: a list of simple commands or None (the rule then matches), never an
+    exception and never an ERROR (a fault inside the analysis is logged as one)."""
+    with capture_logs() as logs:
+        found = commands_run(command)
+        matched = parse_rule("Bash(rm:*)").matches("Bash", {"command": command}, "/")
+    assert found is None or all(simple.words and simple.words[0] for simple in found)
+    assert matched is True or (found is not None and matched is False)
+    assert [r.getMessage() for r in logs.records if r.levelno >= logging.ERROR] == []

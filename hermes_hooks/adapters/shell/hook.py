@@ -25,7 +25,6 @@ from hermes_hooks.adapters.shell.consent import (
     AllowlistWatch,
     Approval,
     approve_hint,
-    drift,
     reapprove_hint,
 )
 from hermes_hooks.adapters.shell.consent import log as consent_log
@@ -35,7 +34,7 @@ from hermes_hooks.adapters.shell.entry import ShellEntry
 from hermes_hooks.adapters.shell.output import Outcome, Reading, delivered, interpret
 from hermes_hooks.adapters.shell.persistent import PersistentProcess, StartRefused
 from hermes_hooks.adapters.shell.pin import resolve
-from hermes_hooks.adapters.shell.pin_check import refusal
+from hermes_hooks.adapters.shell.pin_check import drift, refusal
 from hermes_hooks.adapters.shell.run import RunResult
 
 __all__ = ["ShellHook", "ShellRecord", "UnapprovedGate", "run_once"]
@@ -150,7 +149,8 @@ class ShellHook:
         approval = self.watch.approval(entry.event, entry.command) or self.pin
         if approval is None or approval.script_sha256 is None:
             return
-        state = drift(approval, entry.base)
+        allowlist = self.watch.allowlist
+        state = drift(approval, entry.base, allowlist.identity if allowlist else None)
         if state.content_changed:
             warn_once(
                 log,

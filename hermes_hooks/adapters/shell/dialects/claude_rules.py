@@ -4,11 +4,20 @@ A handler with ``if: "Bash(git *)"`` runs only for a call the rule matches (Clau
 Code's *Common fields* and *Permissions*).  A rule is ``Tool`` or
 ``Tool(specifier)``, on Claude's tool name and ``tool_input``:
 
-* ``Bash(<pattern>)``: the pattern is matched against each subcommand of the command
-  (split at ``&&``, ``||``, ``;``, ``|``, ``&`` and newlines, leading ``NAME=value``
-  assignments removed); ``*`` matches any text, ``cmd *`` also matches ``cmd`` alone,
-  and the older ``prefix:*`` means ``prefix *``.  A command too complex to split
-  (command substitution, unbalanced quotes) always matches, as in Claude Code.
+* ``Bash(<pattern>)``: the pattern is matched against every simple command bash can
+  run for the command line, found with a real bash grammar
+  (:mod:`bash_commands`): in lists, pipelines, subshells, groups, control structures,
+  functions, command and process substitutions, and again through the programs that
+  run another (``sudo``, ``env``, ``timeout``, ``xargs``, ``find -exec``, ``bash -c``,
+  ``eval``, …).  Each is matched as its words after quote removal, joined by spaces,
+  leading ``NAME=value`` assignments removed, and once more with the program's
+  directory removed (``/bin/rm`` is ``rm``); ``*`` matches any text, ``cmd *`` also
+  matches ``cmd`` alone, and the older ``prefix:*`` means ``prefix *``.  The rule
+  fails to match only when the command provably runs no matching program: anything
+  the analysis cannot resolve (a parse error, an expansion in command position, a
+  brace or pathname pattern there, a shell reading a script) matches, so a gate
+  always runs when in doubt.  Words known only at run time (``rm $target``, what
+  ``xargs`` appends) match whatever they could be.
 * ``Read``/``Edit``/``Write``/``MultiEdit``/``NotebookEdit``/``Glob``/``Grep``
   ``(<path pattern>)``: gitignore-style; a pattern without ``/`` matches the file
   name anywhere, ``/x`` and ``./x`` are relative to the working directory, ``//x``
@@ -27,11 +36,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from hermes_hooks.adapters.shell.dialects.bash_commands import commands_run
 
 __all__ = ["PermissionRule", "parse_rule"]
 
@@ -39,8 +49,6 @@ _RULE = re.compile(r"\s*([A-Za-z0-9_*\-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _PATH_TOOLS = frozenset({"Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep"})
 _PATH_FIELDS = ("file_path", "notebook_path", "path")
 _AGENT_TOOLS = frozenset({"Task", "Agent"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_COMPLEX = ("$(", "`", "<(", ">(")
 
 
 @dataclass(frozen=True)
@@ -110,33 +118,6 @@ def _tool_matches(rule: str, tool: str) -> bool:
 # -- Bash --------------------------------------------------------------------------------
 
 
-def _subcommands(command: str) -> list[str] | None:
-    """The subcommands of ``command`` without leading assignments; None when it is too
-    complex to split (Claude Code then runs the hook)."""
-    if any(mark in command for mark in _COMPLEX):
-        return None
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|\n")
-        lexer.whitespace = " \t\r"
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:
-        return None
-    parts: list[list[str]] = [[]]
-    for token in tokens:
-        if token and set(token) <= set(";&|\n"):
-            parts.append([])
-        else:
-            parts[-1].append(token)
-    result = []
-    for words in parts:
-        while words and _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        if words:
-            result.append(" ".join(words))
-    return result
-
-
 def _bash_pattern(spec: str) -> re.Pattern[str]:
     if spec.endswith(":*"):
         spec = spec[:-2] + " *"
@@ -147,11 +128,44 @@ def _bash_pattern(spec: str) -> re.Pattern[str]:
 
 
 def _bash_matches(spec: str, command: str) -> bool:
-    parts = _subcommands(command)
-    if parts is None:
+    """Whether ``command`` may run a simple command the pattern matches (True when
+    that cannot be ruled out)."""
+    found = commands_run(command)
+    if found is None:
         return True
     pattern = _bash_pattern(spec)
-    return any(pattern.fullmatch(part) for part in parts)
+    for simple in found:
+        text = " ".join(simple.words)
+        if pattern.fullmatch(text) or (simple.open and _could_extend(spec, text)):
+            return True
+    return False
+
+
+def _could_extend(spec: str, text: str) -> bool:
+    """Whether some text starting with ``text`` matches the pattern ``spec`` (the words
+    that follow are known only at run time, so they could be anything)."""
+    if spec.endswith(":*"):
+        spec = spec[:-2] + " *"
+    states = {0}  # positions in spec reached after reading a prefix of text
+    for char in text:
+        reached: set[int] = set()
+        for position in _closure(spec, states):
+            if position < len(spec) and (spec[position] == "*" or spec[position] == char):
+                reached.add(position if spec[position] == "*" else position + 1)
+        if not reached:
+            return False
+        states = reached
+    return True  # what follows can complete the pattern literally
+
+
+def _closure(spec: str, states: set[int]) -> set[int]:
+    """``states`` and every position after a run of ``*`` (which may match nothing)."""
+    out = set(states)
+    for position in states:
+        while position < len(spec) and spec[position] == "*":
+            position += 1
+            out.add(position)
+    return out
 
 
 # -- paths and domains ------------------------------------------------------------------
