@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
             "it runs only while it leads to these files"
         )
     if approval.home_path is not None:
-        print(
+        lines.append(
             f"  pinned: relative to the home {approval.home_path}; a copy, a move or a "
             "clone of the home keeps this approval while the script keeps this sha256"
         )

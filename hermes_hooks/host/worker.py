@@ -25,13 +25,14 @@ import time
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.host.job import Hit, ReplayOptions, ReplayResult, crashed_result, replay_file
 from hermes_hooks.host.timeline import Summary
 
 if TYPE_CHECKING:
     from hermes_hooks.host.recording import Header
 
-logger = logging.getLogger(__name__)
+logger = get_logger("hermes_hooks.host")
 
 __all__ = ["run_in_worker"]
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell import consent
+from hermes_hooks.adapters.shell import consent, pin_check
 from hermes_hooks.adapters.shell.hook import ShellHook
 from hermes_hooks.hooks import Hooks
 from tests.helpers import tool_payload
@@ -169,6 +169,7 @@ def test_change_detection_costs_one_stat_per_firing_and_one_hash_per_start(
 
     monkeypatch.setattr(os, "stat", counting_stat)
     monkeypatch.setattr(consent, "file_state", counting_file_state)
+    monkeypatch.setattr(pin_check, "file_state", counting_file_state)
     for _ in range(5):
         assert fire(hooks).message == "A"
     assert (len(stats), hashes) == (5, [script])  # hashed once: when it started

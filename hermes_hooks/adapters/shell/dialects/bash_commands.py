@@ -18,10 +18,10 @@ safely, and any failure of the analysis itself.
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 
+from hermes_hooks._log import get_logger
 from hermes_hooks.adapters.shell.dialects.bash_words import static_value
 from hermes_hooks.adapters.shell.dialects.bash_wrappers import inner, is_code_variable
 
@@ -35,7 +35,7 @@ except Exception:  # missing or incompatible: every command is then unknown (fai
 
 __all__ = ["SimpleCommand", "commands_run"]
 
-log = logging.getLogger(__name__)
+log = get_logger("hermes_hooks.shell")
 
 #: How deep ``bash -c``/``eval``/wrappers may nest before the command counts as unknown.
 MAX_DEPTH = 12
