@@ -49,7 +49,7 @@ def _hooks(home: Path, key: str, matcher: str, script: Path):  # type: ignore[no
     import yaml
 
     import hermes_hooks
-    from hermes_hooks.adapters.shell.consent import Allowlist
+    from hermes_hooks.shell.consent import Allowlist
 
     home.mkdir()
     config = {"hooks": {key: [{"matcher": matcher, "command": str(script)}]}}
@@ -60,7 +60,7 @@ def _hooks(home: Path, key: str, matcher: str, script: Path):  # type: ignore[no
 
 def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
     """(label, ratio of median firing times)."""
-    from hermes_hooks.adapters.shell.dialects import claude_code
+    from hermes_hooks.claude import dialect as claude_code
     from hermes_hooks.envelope import dumps
 
     os.environ.pop("HERMES_SAFE_MODE", None)

@@ -56,7 +56,7 @@ def _hooks_for(home: Path, script: Path):  # type: ignore[no-untyped-def]
     import yaml
 
     import hermes_hooks
-    from hermes_hooks.adapters.shell.consent import Allowlist
+    from hermes_hooks.shell.consent import Allowlist
 
     (home / "config.yaml").write_text(
         yaml.safe_dump(
@@ -140,7 +140,7 @@ def _persistent(repetitions: int, spawned: int, kept: int) -> tuple[list[float],
     import yaml
 
     import hermes_hooks
-    from hermes_hooks.adapters.shell.consent import Allowlist
+    from hermes_hooks.shell.consent import Allowlist
 
     helper = (
         Path(__file__).resolve().parents[1] / "contrib" / "shell-hooks" / "hermes_persistent.py"

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from hermes_hooks.gateway.events import GATEWAY_EVENTS
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.hookspecs import VALID_HOOKS
-    from hermes_hooks.plugin_context import HostCapabilities
+    from hermes_hooks.plugins.context import HostCapabilities
     from hermes_hooks.types import (
         DecisionRecord,
         DispatchDecision,
@@ -112,7 +112,7 @@ def _lazy(name: str) -> Any:
 
         return Hooks
     if name == "HostCapabilities":
-        from hermes_hooks.plugin_context import HostCapabilities
+        from hermes_hooks.plugins.context import HostCapabilities
 
         return HostCapabilities
     raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")

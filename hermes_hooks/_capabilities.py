@@ -1,8 +1,8 @@
 """What an agent host lends the hooks of a load: :class:`HostCapabilities`.
 
 Every load holds one (``load(host=...)``, else an empty one), so it lives apart from
-:mod:`hermes_hooks.plugin_context`, the ``ctx`` of Python plugins, which a home without
-plugins never needs to import.  :mod:`hermes_hooks.plugin_context` re-exports it, its
+:mod:`hermes_hooks.plugins.context`, the ``ctx`` of Python plugins, which a home without
+plugins never needs to import.  :mod:`hermes_hooks.plugins.context` re-exports it, its
 documented home.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hermes_hooks.adapters.shell.dialects.claude_model import HostModel
+    from hermes_hooks.claude.model import HostModel
 
 __all__ = ["HostCapabilities"]
 

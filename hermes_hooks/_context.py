@@ -19,8 +19,8 @@ from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
 from hermes_hooks.envelope import DEFAULT_PROFILE
-from hermes_hooks.prompt_sections import PromptSections
-from hermes_hooks.registry import PluginRegistry
+from hermes_hooks.plugins.prompt_sections import PromptSections
+from hermes_hooks.plugins.registry import PluginRegistry
 
 __all__ = ["SURFACES", "LoadContext"]
 

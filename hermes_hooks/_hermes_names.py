@@ -1,7 +1,7 @@
 """Names hermes-agent 0.19.0 reserves, as data, so plugin registrations are judged the
 same way without importing it.
 
-A host that has its own lists passes them in :class:`~hermes_hooks.plugin_context.
+A host that has its own lists passes them in :class:`~hermes_hooks.plugins.context.
 HostCapabilities`; these are the defaults.
 """
 

@@ -2,7 +2,7 @@
 home, and load it again after its files changed.
 
 The manager comes from here, never from import time: importing ``hermes_hooks`` loads
-no plugin.  Adapters run in :data:`~hermes_hooks.adapters.ADAPTERS` order, so Python
+no plugin.  Adapters run in :data:`~hermes_hooks.sources.ADAPTERS` order, so Python
 plugins register before shell hooks and shell hooks before outbound webhooks.  Each
 adapter receives the frozen :class:`~hermes_hooks._context.LoadContext` of the load,
 never the facade.
@@ -18,7 +18,6 @@ from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks._context import LoadContext
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager
-from hermes_hooks.adapters import ADAPTERS
 from hermes_hooks.config import (
     SAFE_MODE_PROBLEM,
     read_config,
@@ -27,6 +26,7 @@ from hermes_hooks.config import (
     safe_mode,
 )
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.sources import ADAPTERS
 
 __all__ = ["attach_sources", "load", "reload"]
 
@@ -112,13 +112,13 @@ def attach_sources(hooks: Hooks) -> None:
         # A WARNING, not INFO: a troubleshooting switch left on runs the agent unguarded.
         log.warning("%s", SAFE_MODE_PROBLEM)
         if context.surface == "gateway":  # the gateway names its own line for this
-            from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE
+            from hermes_hooks.gateway.source import SAFE_MODE_MESSAGE
 
             get_logger("gateway.hooks").info(SAFE_MODE_MESSAGE)
         return
     looking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if context.inspect:  # only list and doctor inspect: a plain load never needs consent
-        from hermes_hooks.adapters.shell.consent import inspecting
+        from hermes_hooks.shell.consent import inspecting
 
         looking = inspecting()
     with looking:

@@ -329,7 +329,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.manager",
     "hermes_hooks.outbound",
     "hermes_hooks.plugins",
-    "hermes_hooks.prompt_sections",
+    "hermes_hooks.plugins.prompt_sections",
     "hermes_hooks.shell",
     "hermes_hooks.stream",
     "hermes_hooks.telemetry",

@@ -114,7 +114,7 @@ def _misplaced_hooks(data: Mapping[Any, Any], depth: int = 4) -> Iterator[tuple[
     found = list(nested(data, (), depth))
     if not found:  # the usual case: the event tables are not even loaded
         return
-    from hermes_hooks.adapters.shell.dialects.claude_tables import EVENTS
+    from hermes_hooks.claude.tables import EVENTS
     from hermes_hooks.hookspecs import CATALOGUE
 
     events = {name: c.fail_closed for name, c in CATALOGUE.items()}

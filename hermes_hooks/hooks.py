@@ -26,18 +26,18 @@ from hermes_hooks._context import LoadContext
 from hermes_hooks._dispatch import Dispatcher
 from hermes_hooks._facade import HookCalls
 from hermes_hooks._log import get_logger
-from hermes_hooks.adapters import Source
 from hermes_hooks.config import Settings
 from hermes_hooks.hookspecs import STREAMING_HOOKS
-from hermes_hooks.prompt_sections import PromptSections
-from hermes_hooks.registry import PluginRegistry
+from hermes_hooks.plugins.prompt_sections import PromptSections
+from hermes_hooks.plugins.registry import PluginRegistry
+from hermes_hooks.sources import Source
 from hermes_hooks.types import DecisionRecord
 
 if TYPE_CHECKING:
     from hermes_hooks._capabilities import HostCapabilities
     from hermes_hooks._manager import HookManager
     from hermes_hooks.gateway.emitter import GatewayEmitter
-    from hermes_hooks.middleware import MiddlewareRunner
+    from hermes_hooks.plugins.middleware import MiddlewareRunner
     from hermes_hooks.telemetry import Telemetry
 
 __all__ = ["Hooks"]
@@ -72,7 +72,7 @@ class Hooks(HookCalls):
         # Built on first use: most loads register no middleware, and the module is a
         # millisecond of every load (the runner reads the registry at each call, so
         # building it late changes nothing).
-        from hermes_hooks.middleware import MiddlewareRunner
+        from hermes_hooks.plugins.middleware import MiddlewareRunner
 
         return MiddlewareRunner(lambda: self.context.registry.middleware, self._dispatcher.report)
 

@@ -257,7 +257,7 @@ def _hook_yaml_schema() -> dict[str, Any]:
 
 
 def _config_hooks_schema() -> dict[str, Any]:
-    from hermes_hooks.adapters.shell.dialects.claude_tables import DIALECTS, EVENTS
+    from hermes_hooks.claude.tables import DIALECTS, EVENTS
 
     events = sorted(CATALOGUE)
     shell_entry = {

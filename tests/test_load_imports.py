@@ -18,25 +18,25 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.consent import ALLOWLIST_NAME
 
 REPO = Path(__file__).resolve().parents[1]
 
 #: Modules an empty home has no use for.
 HEAVY = [
-    "hermes_hooks.adapters.shell.consent",
-    "hermes_hooks.adapters.shell.config",
-    "hermes_hooks.adapters.shell.hook",
-    "hermes_hooks.adapters.shell.run",
-    "hermes_hooks.adapters.shell.report",
-    "hermes_hooks.adapters.outbound_config",
+    "hermes_hooks.shell.consent",
+    "hermes_hooks.shell.config",
+    "hermes_hooks.shell.hook",
+    "hermes_hooks.shell.run",
+    "hermes_hooks.shell.report",
+    "hermes_hooks.webhooks.targets",
     "hermes_hooks.webhooks.wire",
-    "hermes_hooks.plugin_context",
-    "hermes_hooks._registry_entries",
-    "hermes_hooks.adapters.shell.dialects",
+    "hermes_hooks.plugins.context",
+    "hermes_hooks.plugins.registry_entries",
+    "hermes_hooks.shell.dialect",
     "hermes_hooks.report",
-    "hermes_hooks.middleware",
+    "hermes_hooks.plugins.middleware",
     "difflib",
     "opentelemetry.trace",
     "opentelemetry.metrics",

@@ -12,8 +12,8 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks._context import LoadContext
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.consent import ALLOWLIST_NAME
 from tests.shell.helpers import sh, write_config, write_script
 
 

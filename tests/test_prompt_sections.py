@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import hermes_hooks
-from hermes_hooks.prompt_sections import PromptSections, recover
+from hermes_hooks.plugins.prompt_sections import PromptSections, recover
 from tests.helpers import write_plugin
 
 SESSION = {

@@ -30,7 +30,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "hookimpl",
         "load",
     ],
-    "hermes_hooks.adapters": ["ADAPTERS", "Source", "Unloaded", "every_source"],
+    "hermes_hooks.sources": ["ADAPTERS", "Source", "Unloaded", "every_source"],
     "hermes_hooks.boot": [
         "Agent",
         "AgentFactory",
@@ -105,7 +105,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "scan_recording",
         "summary_lines",
     ],
-    "hermes_hooks.prompt_sections": [
+    "hermes_hooks.plugins.prompt_sections": [
         "MAX_SECTIONS",
         "MAX_SECTION_CHARS",
         "MAX_TOTAL_CHARS",

@@ -36,7 +36,7 @@ def test_the_directory_plugin_example_blocks_and_registers_its_tool(home: Path) 
 
 
 def test_every_ctx_member_of_hermes_agent_is_documented() -> None:
-    from hermes_hooks.plugin_context import PluginContext
+    from hermes_hooks.plugins.context import PluginContext
 
     text = PAGE.read_text("utf-8")
     members = [m for m in dir(PluginContext) if not m.startswith("_")] + ["manifest"]

@@ -31,12 +31,12 @@ def run(args: argparse.Namespace) -> int:
     """Record the approval and print the baseline."""
     from hermes_hooks._contract import ShellUse
     from hermes_hooks._manager import suggest_hook
-    from hermes_hooks.adapters.shell import consent
-    from hermes_hooks.adapters.shell.config import parse_hooks
-    from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
+    from hermes_hooks.claude.tables import event_for_key
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json
     from hermes_hooks.config import read_config, resolve_home
     from hermes_hooks.hookspecs import CATALOGUE
+    from hermes_hooks.shell import consent
+    from hermes_hooks.shell.config import parse_hooks
 
     event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     command = " ".join(args.command).strip()

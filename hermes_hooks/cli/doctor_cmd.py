@@ -1,7 +1,7 @@
 """``hermes-hooks doctor``: check every hook of a home and report problems.
 
 Each hook source contributes its own findings through
-:meth:`~hermes_hooks.adapters.Source.check` (a source that did not load is asked
+:meth:`~hermes_hooks.sources.Source.check` (a source that did not load is asked
 through its adapter's stand-in); ``config.yaml`` itself is checked first, and
 telemetry adds whether its setting is usable.
 The exit code is 1 when any finding is an error.
@@ -28,9 +28,9 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict  # deferred, as every import here: --help lists us
 
     from hermes_hooks._escape import escape_lines
-    from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.config import check_config
+    from hermes_hooks.sources import every_source
     from hermes_hooks.telemetry import check_telemetry
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).

@@ -139,8 +139,8 @@ def _fire_capturing_logs(
 
 def _load(args: argparse.Namespace) -> Any:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.adapters import gateway
     from hermes_hooks.config import read_config, resolve_home
+    from hermes_hooks.gateway import source as gateway
     from hermes_hooks.hooks import Hooks
 
     root = resolve_home(getattr(args, "home", None))

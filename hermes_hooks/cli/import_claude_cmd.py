@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
-    from hermes_hooks.adapters.shell.dialects.claude_import import Converted, Import
+    from hermes_hooks.claude.import_settings import Converted, Import
 
 #: ``--write`` creates the home, so a missing ``--home`` is not an error here.
 CREATES_HOME = True
@@ -86,7 +86,7 @@ def render_yaml(result: Import) -> str:
 
 def report_lines(result: Import) -> list[str]:
     """What was not converted, notes per entry, wrappers, and how to approve."""
-    from hermes_hooks.adapters.shell.dialects.claude_import import approve_line, consent_key
+    from hermes_hooks.claude.import_settings import approve_line, consent_key
 
     lines: list[str] = []
     for source in result.files:
@@ -192,7 +192,7 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, then print the YAML or write it."""
-    from hermes_hooks.adapters.shell.dialects.claude_import import (
+    from hermes_hooks.claude.import_settings import (
         default_files,
         describe_path,
         run_import,

@@ -117,10 +117,10 @@ def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator
 def _claude(
     source: Path, report: ImportReport, session: str | None, home: str | None
 ) -> Iterator[tuple[str, Draft]]:
-    from hermes_hooks.adapters.shell.dialects.claude_tools import tool_table
+    from hermes_hooks.claude.import_transcript import read_transcript, transcripts
+    from hermes_hooks.claude.tools import tool_table
     from hermes_hooks.config import read_config, resolve_home
     from hermes_hooks.errors import RecordingError
-    from hermes_hooks.host.import_claude import read_transcript, transcripts
 
     if not source.exists():
         raise RecordingError(f"{source}: no such file or directory")

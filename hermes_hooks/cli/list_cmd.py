@@ -1,7 +1,7 @@
 """``hermes-hooks list``: what a home loads, and what failed to.
 
 Each hook source (python, shell, outbound, gateway) renders its own section through
-:meth:`~hermes_hooks.adapters.Source.section`; a source that did not load (safe mode)
+:meth:`~hermes_hooks.sources.Source.section`; a source that did not load (safe mode)
 is asked through its adapter's stand-in, so every section keeps its place.
 """
 
@@ -18,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
     from hermes_hooks._escape import escape_lines
-    from hermes_hooks.adapters import every_source
     from hermes_hooks.cli import load_home, print_json
+    from hermes_hooks.sources import every_source
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
     with load_home(args, surface="gateway", inspect=True) as hooks:

@@ -136,8 +136,8 @@ def _show(outbox: Outbox | None, args: argparse.Namespace) -> int:
 
 
 def _durable_targets(home: Path) -> dict[str, Any]:
-    from hermes_hooks.adapters.outbound_config import parse_outbound
     from hermes_hooks.config import read_config
+    from hermes_hooks.webhooks.targets import parse_outbound
 
     targets, _ = parse_outbound(read_config(home), str(home / "config.yaml"))
     return {t.label: t for t in targets if t.durable}

@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
     endpoint = getattr(args, "otlp_endpoint", None)
     if not endpoint:
         return _replay(args)
-    from hermes_hooks._otlp import exporting
+    from hermes_hooks.telemetry.otlp import exporting
 
     args.jobs = 1
     with exporting(endpoint):

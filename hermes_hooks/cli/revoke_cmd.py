@@ -21,9 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Remove the approvals and say how many went."""
     from hermes_hooks._escape import escape
-    from hermes_hooks.adapters.shell import consent
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
     from hermes_hooks.config import resolve_home
+    from hermes_hooks.shell import consent
 
     command = " ".join(args.command).strip()
     allowlist = consent.Allowlist(resolve_home(getattr(args, "home", None)))

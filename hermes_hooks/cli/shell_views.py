@@ -1,8 +1,8 @@
 """Shell hooks as the ``test`` and ``approve`` commands show them: how one firing is shown.
 
 The ``list`` section and the ``doctor`` findings are the shell source's own
-(:meth:`ShellSource.section <hermes_hooks.adapters.shell.ShellSource.section>`,
-:meth:`~hermes_hooks.adapters.shell.ShellSource.check`).
+(:meth:`ShellSource.section <hermes_hooks.shell.source.ShellSource.section>`,
+:meth:`~hermes_hooks.shell.source.ShellSource.check`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_hooks.adapters.shell.output import Outcome
-from hermes_hooks.adapters.shell.report import (
+from hermes_hooks.shell.output import Outcome
+from hermes_hooks.shell.report import (
     NO_MTIME_NOTE,
     approve_hint,
     describe_entry,

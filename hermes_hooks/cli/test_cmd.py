@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     shell hook of it, once each."""
     from hermes_hooks._contract import ShellUse
     from hermes_hooks._escape import escape_lines
-    from hermes_hooks.adapters.shell.dialects.claude_tables import event_for_key
+    from hermes_hooks.claude.tables import event_for_key
     from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
     from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
     from hermes_hooks.envelope import TOOL_EVENTS
@@ -158,11 +158,6 @@ def _fire_shell(
 ) -> tuple[list[Any], list[dict[str, Any]], list[str], str | None]:
     """Fire the matching, allowlisted shell hooks of ``event``: (the entries, a JSON
     report per entry, the text lines, the consent bypass in effect)."""
-    from hermes_hooks.adapters.shell import consent
-    from hermes_hooks.adapters.shell.config import parse_hooks
-    from hermes_hooks.adapters.shell.hook import run_once
-    from hermes_hooks.adapters.shell.pin import resolve
-    from hermes_hooks.adapters.shell.pin_check import refusal
     from hermes_hooks.cli.shell_views import (
         approve_hint,
         describe_entry,
@@ -170,6 +165,11 @@ def _fire_shell(
         outcome_lines,
     )
     from hermes_hooks.config import read_config, resolve_home
+    from hermes_hooks.shell import consent
+    from hermes_hooks.shell.config import parse_hooks
+    from hermes_hooks.shell.hook import run_once
+    from hermes_hooks.shell.pin import resolve
+    from hermes_hooks.shell.pin_check import refusal
 
     home = resolve_home(getattr(args, "home", None))
     config = read_config(home)

@@ -11,7 +11,7 @@ catalogue (``hermes_hooks.GATEWAY_EVENTS``) does not load lanes or threads::
     emitter.py    ``hooks.gateway``: emit, emit_command, drain, close
 
 Discovery and the bridge into the pluggy manager live in
-:mod:`hermes_hooks.adapters.gateway`.
+:mod:`hermes_hooks.gateway.source`.
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ from hermes_hooks.host.timeline import (
 )
 
 if TYPE_CHECKING:
-    from hermes_hooks.adapters.outbound_config import Target
     from hermes_hooks.host.recording import Header
     from hermes_hooks.webhooks.delivery import Delivery
+    from hermes_hooks.webhooks.targets import Target
 
 __all__ = [
     "ERROR_VERDICTS",
@@ -184,9 +184,9 @@ def _loaded_home(options: ReplayOptions) -> Iterator[str | None]:
     if options.in_place:
         yield options.home
         return
-    from hermes_hooks.adapters.shell.home import replay_copy
     from hermes_hooks.config import resolve_home
     from hermes_hooks.host.sandbox import home_copy
+    from hermes_hooks.shell.home import replay_copy
 
     real = resolve_home(options.home)
     with home_copy(real) as copy, replay_copy(copy, real):

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hermes_hooks._log import get_logger
-from hermes_hooks.adapters.shell.dialects.claude_input import TRANSCRIPTS
+from hermes_hooks.claude.input import TRANSCRIPTS
 from hermes_hooks.hookspecs import STREAMING_HOOKS
 from hermes_hooks.host.gateway import (
     GatewayBridge,

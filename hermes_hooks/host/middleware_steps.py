@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_hooks.host.timeline import Step
-from hermes_hooks.middleware import LLM_EXECUTION, TOOL_EXECUTION
+from hermes_hooks.plugins.middleware import LLM_EXECUTION, TOOL_EXECUTION
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from hermes_hooks.webhooks.delivery import Delivery, LaneStats
 
 if TYPE_CHECKING:
-    from hermes_hooks.adapters.outbound_config import Target
+    from hermes_hooks.webhooks.targets import Target
 
 __all__ = ["CaptureLane", "Sink", "active_sink", "capturing"]
 

@@ -43,8 +43,8 @@ from hermes_hooks.webhooks.deadline import AttemptGuard
 from hermes_hooks.webhooks.wire import build_headers
 
 if TYPE_CHECKING:
-    from hermes_hooks.adapters.outbound_config import Target
     from hermes_hooks.webhooks.outbox import Outbox, Row
+    from hermes_hooks.webhooks.targets import Target
 
 __all__ = [
     "DURABLE_CAPACITY",

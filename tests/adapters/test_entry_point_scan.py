@@ -13,8 +13,8 @@ import importlib_metadata
 import pytest
 
 import hermes_hooks
-from hermes_hooks.adapters.python import ENTRY_POINT_GROUPS
-from hermes_hooks.adapters.python_entry_points import may_declare
+from hermes_hooks.plugins.entry_points import may_declare
+from hermes_hooks.plugins.source import ENTRY_POINT_GROUPS
 
 
 def dist(root: Path, folder: str, entry_points: str | bytes | None) -> Path:

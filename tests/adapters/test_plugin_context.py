@@ -13,7 +13,7 @@ import pytest
 import hermes_hooks
 from hermes_hooks import HostCapabilities
 from hermes_hooks.cli import main
-from hermes_hooks.plugin_context import PluginToolOverrideError, profile_from_home
+from hermes_hooks.plugins.context import PluginToolOverrideError, profile_from_home
 from tests.helpers import write_plugin
 
 GUARD_WITH_TOOL = """

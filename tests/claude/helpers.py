@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks.adapters.shell.dialects import claude_tables
-from hermes_hooks.adapters.shell.dialects.claude_import import consent_key
+from hermes_hooks.claude import tables as claude_tables
+from hermes_hooks.claude.import_settings import consent_key
 from hermes_hooks.synthetic import synthetic_payload
 from tests.shell.helpers import approve, write_config
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
+from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import configure, payload
 from tests.shell.helpers import REPO, sh, warnings_of, write_script

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.config import parse_hooks
-from hermes_hooks.adapters.shell.dialects.claude_tables import compile_matcher
+from hermes_hooks.claude.tables import compile_matcher
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.config import parse_hooks
 from tests.claude.helpers import Problems, configure, payload
 from tests.shell.helpers import py, sh, warnings_of, write_script
 

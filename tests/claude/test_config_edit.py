@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermes_hooks.adapters.shell.dialects.claude_import import (
+from hermes_hooks.claude.import_settings import (
     SettingsFile,
     _needs_shell,
     convert_command,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hermes_hooks.adapters.shell.dialects.claude_tables import (
+from hermes_hooks.claude.tables import (
     DEFAULT_TOOLS,
     EVENTS,
     UNMAPPED_EVENTS,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_input import TRANSCRIPTS
+from hermes_hooks.claude.input import TRANSCRIPTS
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.host.loop import ReferenceHost
 from hermes_hooks.types import VerifyDirective

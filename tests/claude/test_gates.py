@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_tools import DEFAULT_TOOLS, ToolTable
+from hermes_hooks.claude.tools import DEFAULT_TOOLS, ToolTable
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import corpus, payload
 from tests.shell.helpers import py, warnings_of, write_script

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
+from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
-from hermes_hooks.plugin_context import HostCapabilities
+from hermes_hooks.plugins.context import HostCapabilities
 from tests.claude.helpers import configure, corpus, payload
 from tests.shell.helpers import problems_of, warnings_of
 
@@ -293,7 +293,7 @@ def test_an_unknown_key_is_refused_with_the_known_ones(
 
 
 def test_list_shows_the_handler_options(home: Path, load: Callable[..., Hooks]) -> None:
-    from hermes_hooks.adapters.shell.report import describe_entry
+    from hermes_hooks.shell.report import describe_entry
 
     entry = {
         "command": "/bin/true",

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
+from hermes_hooks.claude.rules import parse_rule
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import payload
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_tables import DEFAULT_TOOLS, ToolTable, tool_table
+from hermes_hooks.claude.tables import DEFAULT_TOOLS, ToolTable, tool_table
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import Problems, payload
 from tests.shell.helpers import py, write_script

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_code import DEFAULT_CONTINUE_MESSAGE
+from hermes_hooks.claude.dialect import DEFAULT_CONTINUE_MESSAGE
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import configure, payload
 from tests.shell.helpers import py, warnings_of, write_script
@@ -346,7 +346,7 @@ def test_session_start_json_context_waits_for_the_sessions_first_prompt(
 
 
 def test_session_start_context_without_prompts_is_bounded() -> None:
-    from hermes_hooks.adapters.shell.dialects.claude_tables import SessionContexts
+    from hermes_hooks.claude.tables import SessionContexts
 
     waiting = SessionContexts()
     for number in range(SessionContexts.LIMIT + 5):

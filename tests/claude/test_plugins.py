@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_async import BACKGROUND
+from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
 from tests.claude.helpers import CORPUS, payload
 from tests.claude.test_import import cli

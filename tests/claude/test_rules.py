@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
+from hermes_hooks.claude.rules import parse_rule
 
 
 @pytest.mark.parametrize(

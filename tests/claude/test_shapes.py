@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.output import trim
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.output import trim
 from tests.claude.helpers import configure, corpus, payload
 from tests.shell.helpers import sh, warnings_of, write_script
 

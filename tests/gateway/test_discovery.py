@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.gateway import SAFE_MODE_MESSAGE, GatewayHookPlugin, GatewaySource
+from hermes_hooks.gateway.source import SAFE_MODE_MESSAGE, GatewayHookPlugin, GatewaySource
 from tests.gateway import probe
 from tests.gateway.helpers import RECORD_ASYNC, RECORD_SYNC, messages, run, write_hook
 

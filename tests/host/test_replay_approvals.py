@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME
 from hermes_hooks.cli import main
+from hermes_hooks.shell.consent import ALLOWLIST_NAME
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE_HOME = REPO / "examples" / "home"

@@ -154,7 +154,7 @@ def test_a_worker_killed_by_a_hook_fails_its_recording_and_keeps_the_others(
     assert "Traceback" not in done.stderr
     assert "killer: ending the process" in done.stderr
     assert (
-        f"ERROR hermes_hooks.host.worker: {folder / 'b.jsonl'}: not replayed: {reason} "
+        f"ERROR hermes_hooks.host: {folder / 'b.jsonl'}: not replayed: {reason} "
         "(a hook may have ended the process)"
     ) in done.stderr.splitlines()
     lines = done.stdout.splitlines()

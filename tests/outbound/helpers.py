@@ -6,8 +6,8 @@ import textwrap
 from pathlib import Path
 
 import hermes_hooks
-from hermes_hooks.adapters.outbound import OutboundSource
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.webhooks.source import OutboundSource
 from tests.outbound.endpoint import Endpoint, Reply
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_hooks.adapters.outbound_config import (
+from hermes_hooks.webhooks.targets import (
     DEFAULT_DURABLE_SCHEDULE,
     Skipped,
     Target,

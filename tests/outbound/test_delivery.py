@@ -600,7 +600,7 @@ def test_identical_targets_register_once_but_shared_urls_both_deliver(
 
 
 def test_loading_twice_is_idempotent_and_unload_removes_everything(env: OutboundEnv) -> None:
-    from hermes_hooks.adapters import outbound
+    from hermes_hooks.webhooks import source as outbound
 
     endpoint = env.endpoint()
     hooks = env.load(

@@ -23,7 +23,7 @@ import yaml
 
 import hermes_hooks
 from hermes_hooks import testing
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
 from tests.helpers import write_plugin
 from tests.outbound.endpoint import Endpoint, wait_until
 from tests.robustness.helpers import scale
@@ -253,7 +253,7 @@ APPROVER = textwrap.dedent(
     import os, sys, time
     from pathlib import Path
     sys.path.insert(0, {repo!r})
-    from hermes_hooks.adapters.shell.consent import Allowlist
+    from hermes_hooks.shell.consent import Allowlist
 
     home, name, count, start = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
     while not os.path.exists(start):  # both processes begin together

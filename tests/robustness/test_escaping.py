@@ -26,9 +26,9 @@ import pytest
 
 from hermes_hooks._escape import UNSAFE, escape, escape_json
 from hermes_hooks._log import get_logger
-from hermes_hooks.adapters.shell.consent import Allowlist
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.consent import Allowlist
 from tests.helpers import write_plugin
 from tests.shell.helpers import sh, write_config, write_script
 

@@ -29,24 +29,24 @@ from hermes_hooks._contract import ShellUse
 from hermes_hooks._escape import escape
 from hermes_hooks._select import AGGREGATORS
 from hermes_hooks._yaml import MAX_INT_DIGITS
-from hermes_hooks.adapters.outbound_config import MAX_TIMEOUT as OUT_MAX
-from hermes_hooks.adapters.outbound_config import MIN_TIMEOUT as OUT_MIN
-from hermes_hooks.adapters.outbound_config import parse_outbound
-from hermes_hooks.adapters.shell.config import (
+from hermes_hooks.claude.bash_commands import commands_run
+from hermes_hooks.claude.rules import parse_rule
+from hermes_hooks.config import read_config
+from hermes_hooks.gateway.manifest import MANIFEST_FILE, read_manifest
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.shell import hermes
+from hermes_hooks.shell.config import (
     MAX_TIMEOUT,
     RESERVED_KEYS,
     ShellEntry,
     parse_hooks,
 )
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
-from hermes_hooks.adapters.shell.dialects import hermes
-from hermes_hooks.adapters.shell.dialects.bash_commands import commands_run
-from hermes_hooks.adapters.shell.dialects.claude_rules import parse_rule
-from hermes_hooks.adapters.shell.output import Outcome
-from hermes_hooks.adapters.shell.run import RunResult, run_command
-from hermes_hooks.config import read_config
-from hermes_hooks.gateway.manifest import MANIFEST_FILE, read_manifest
-from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
+from hermes_hooks.shell.output import Outcome
+from hermes_hooks.shell.run import RunResult, run_command
+from hermes_hooks.webhooks.targets import MAX_TIMEOUT as OUT_MAX
+from hermes_hooks.webhooks.targets import MIN_TIMEOUT as OUT_MIN
+from hermes_hooks.webhooks.targets import parse_outbound
 from tests.robustness.helpers import any_text, capture_logs, encode_json, json_values, nested
 
 #: Shell stdout interpreters under fuzz: name -> ``interpret(entry, result) -> Outcome``.

@@ -14,13 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hermes_hooks._contract import ShellUse
-from hermes_hooks.adapters.shell.config import (
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell import hermes
+from hermes_hooks.shell.config import (
     ShellEntry,
 )
-from hermes_hooks.adapters.shell.dialects import hermes
-from hermes_hooks.adapters.shell.output import Outcome
-from hermes_hooks.adapters.shell.run import RunResult
-from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell.output import Outcome
+from hermes_hooks.shell.run import RunResult
 from hermes_hooks.webhooks import VerificationError, verify
 from hermes_hooks.webhooks.signing import github_signature, standard_key, standard_signature
 from hermes_hooks.webhooks.wire import build_headers, utc_timestamp

@@ -21,8 +21,8 @@ import yaml
 import hermes_hooks
 from hermes_hooks import _log, testing
 from hermes_hooks._log import REDACTED, REDACTED_LOGGERS, redact
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from tests.gateway.helpers import write_hook
 from tests.helpers import tool_payload, write_plugin
@@ -200,7 +200,7 @@ def test_every_logger_of_the_package_redacts() -> None:
 
 
 def test_a_target_repr_never_shows_its_secret() -> None:
-    from hermes_hooks.adapters.outbound_config import parse_outbound
+    from hermes_hooks.webhooks.targets import parse_outbound
 
     targets, _ = parse_outbound(
         {

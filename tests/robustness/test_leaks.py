@@ -25,11 +25,11 @@ import yaml
 
 import hermes_hooks
 from hermes_hooks import _workers, testing
-from hermes_hooks.adapters.outbound import OutboundSource
-from hermes_hooks.adapters.shell.run import run_command
 from hermes_hooks.gateway.lanes import LANE_CAPACITY
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.run import run_command
 from hermes_hooks.webhooks.delivery import DURABLE_CAPACITY, QUEUE_CAPACITY, DurableLane
+from hermes_hooks.webhooks.source import OutboundSource
 from tests.gateway.helpers import write_hook
 from tests.helpers import tool_payload
 from tests.outbound.endpoint import closed_port, wait_until

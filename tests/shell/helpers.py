@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
 
 REPO = Path(__file__).resolve().parents[2]
 

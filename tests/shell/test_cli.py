@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from hermes_hooks._context import LoadContext
-from hermes_hooks.adapters.shell import unloaded
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.cli import main
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.report import Finding, Section
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.shell.source import unloaded
 from tests.shell.helpers import (
     CONTRIB,
     allowlist_document,

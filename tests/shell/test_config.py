@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell.config import (
+from hermes_hooks.cli import main
+from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.shell.config import (
     parse_hooks,
     script_for_command,
     split_command,
 )
-from hermes_hooks.cli import main
-from hermes_hooks.hookspecs import VALID_HOOKS
 from tests.shell.helpers import (
     approve,
     errors_of,
@@ -523,7 +523,7 @@ def test_bad_entries_do_not_stop_good_ones_from_registering(home: Path, load) ->
 
 
 def test_inline_shell_code_is_not_taken_for_a_script() -> None:
-    from hermes_hooks.adapters.shell.config import script_for_command
+    from hermes_hooks.shell.config import script_for_command
 
     assert script_for_command("bash -c 'cd /srv && ./check.sh'") is None
     assert script_for_command("/bin/sh -c 'exit 0'") is None

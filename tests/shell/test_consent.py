@@ -17,9 +17,9 @@ from typing import IO
 
 import pytest
 
-from hermes_hooks.adapters.shell import consent
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell import consent
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
 from tests.helpers import tool_payload
 from tests.shell.helpers import (
     REPO,
@@ -180,7 +180,7 @@ WRITER = """
 import os, sys, time
 sys.path.insert(0, {repo!r})
 from pathlib import Path
-from hermes_hooks.adapters.shell.consent import Allowlist
+from hermes_hooks.shell.consent import Allowlist
 home, index = Path(sys.argv[1]), sys.argv[2]
 while not (home / "go").exists():
     time.sleep(0.002)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hermes_hooks import load
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME
+from hermes_hooks.shell.consent import ALLOWLIST_NAME
 from tests.shell.helpers import allowlist_document, sh, write_config, write_script
 
 

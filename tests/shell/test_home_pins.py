@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from hermes_hooks import load
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME
 from hermes_hooks.cli import main
+from hermes_hooks.shell.consent import ALLOWLIST_NAME
 from tests.helpers import tool_payload
 from tests.shell.helpers import allowlist_document, sh, write_config, write_script
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell import persistent
-from hermes_hooks.adapters.shell.config import parse_hooks
-from hermes_hooks.adapters.shell.hook import ShellHook
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell import persistent
+from hermes_hooks.shell.config import parse_hooks
+from hermes_hooks.shell.hook import ShellHook
 from tests.helpers import tool_payload
 from tests.shell.helpers import approve, py, warnings_of, write_config
 from tests.shell.test_run import process_gone, wait_gone

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.adapters.shell import consent, pin_check
-from hermes_hooks.adapters.shell.hook import ShellHook
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell import consent, pin_check
+from hermes_hooks.shell.hook import ShellHook
 from tests.helpers import tool_payload
 from tests.shell.helpers import approve, errors_of, py, warnings_of, write_config, write_script
 from tests.shell.test_run import wait_gone

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.adapters.shell import consent
-from hermes_hooks.adapters.shell.consent import ALLOWLIST_NAME, Allowlist
-from hermes_hooks.adapters.shell.pin import Resolution
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell import consent
+from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist
+from hermes_hooks.shell.pin import Resolution
 from tests.helpers import tool_payload
 from tests.shell.helpers import allowlist_document, approve, sh, write_config, write_script
 

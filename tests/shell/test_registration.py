@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import hermes_hooks
-from hermes_hooks.adapters import shell
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell import source as shell
 from tests.helpers import tool_payload, write_plugin
 from tests.shell.helpers import approve, py, sh, warnings_of, write_config, write_script
 

@@ -13,8 +13,8 @@ from types import FrameType
 
 import pytest
 
-from hermes_hooks.adapters.shell import run as shell_run
-from hermes_hooks.adapters.shell.run import STREAM_CAP, run_command
+from hermes_hooks.shell import run as shell_run
+from hermes_hooks.shell.run import STREAM_CAP, run_command
 from tests.shell.helpers import py, sh, write_script
 
 MIB = 1024 * 1024

@@ -29,8 +29,8 @@ from typing import Any
 import yaml
 
 import hermes_hooks
-from hermes_hooks.adapters.shell.consent import Allowlist
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.consent import Allowlist
 from hermes_hooks.synthetic import synthetic_payload
 from tests.outbound.endpoint import Endpoint, closed_port
 from tests.robustness.resources import marked_processes, snapshot

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from hermes_hooks._otlp import traces_url
 from hermes_hooks.cli import main
 from hermes_hooks.errors import ConfigError
+from hermes_hooks.telemetry.otlp import traces_url
 from tests.outbound.endpoint import Endpoint
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,0 +1,590 @@
+"""The ``hooks:`` block of ``config.yaml``, parsed once at load into :class:`ShellEntry` s.
+
+Every rule of SH-04..SH-11 and D-64..D-68 lives here:
+
+* reserved keys (``outbound``, ``output_spill``) are skipped silently (D-64);
+* unknown events warn with a did-you-mean (D-65); Python-only events are refused
+  (SH-11, D-74);
+* ``command`` is split into arguments without a shell, ``~`` expanded per argument
+  (D-67); the trimmed, unexpanded string stays the consent key;
+* ``timeout`` is an integer in
+  1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
+* ``persistent: true`` keeps the command running between firings (a Hermes-dialect
+  key: a Claude Code script expects a fresh process with its own environment);
+* the entry's dialect (:mod:`hermes_hooks.shell.dialect`) reads its
+  ``matcher``; ``dialect: claude-code`` (and Claude Code event names such as
+  ``PreToolUse``) brings Claude Code's event names, matchers and tool table.
+
+One bad entry never drops the others.  Every warning names the file, the event and the
+entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is kept in
+:attr:`ParsedHooks.problems` for ``list`` and ``doctor``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks._contract import ShellUse
+from hermes_hooks._log import get_logger
+from hermes_hooks._manager import resembles_gate, suggest_hook
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell.dialect import dialect_named
+from hermes_hooks.shell.entry import (
+    DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
+    EntryRefused,
+    ShellEntry,
+)
+from hermes_hooks.shell.home import TRUTHY, auto_accept_configured
+
+if TYPE_CHECKING:
+    from hermes_hooks.claude.tables import ClaudeContext
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "RESERVED_KEYS",
+    "SCRIPT_EXTENSIONS",
+    "ConfigProblem",
+    "ParsedHooks",
+    "ShellEntry",
+    "auto_accept_configured",
+    "expand_argv",
+    "parse_hooks",
+    "resolve_script",
+    "script_for_argv",
+    "script_for_command",
+    "script_index",
+    "split_command",
+]
+
+log = get_logger("hermes_hooks.shell")
+
+#: D-64: keys under ``hooks:`` that belong to other systems, not event names.
+RESERVED_KEYS = frozenset({"outbound", "output_spill"})
+#: D-73: the extensions that mark the script argument of a command.
+SCRIPT_EXTENSIONS = (
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".fish",
+    ".py",
+    ".pyw",
+    ".rb",
+    ".pl",
+    ".lua",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".ts",
+)
+#: Shells whose ``-c`` argument is inline code rather than a script path.
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
+#: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
+BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
+_FALSY = frozenset({"0", "false", "no", "off"})
+
+
+def _meant_a_gate(key: str) -> bool:
+    """Whether the unknown event key ``key`` most resembles a hook that can block, in
+    our spelling or Claude Code's (``pre_tool_cal``, ``PreToolUze``, ``pretooluse``):
+    its entries, skipped, are then a gate that never runs."""
+    from hermes_hooks.claude.tables import EVENTS
+
+    return resembles_gate(key, {row.name: row.event for row in EVENTS})
+
+
+# -- commands ------------------------------------------------------------------------
+
+
+def split_command(command: str) -> list[str]:
+    """Split ``command`` into arguments without a shell (D-67).
+
+    POSIX shell-word rules (quotes, backslashes); on Windows, whitespace and double
+    quotes only, so backslashes in paths survive.  Raises ``ValueError`` on an
+    unbalanced quote.
+    """
+    if os.name != "nt":
+        return shlex.split(command, posix=True)
+    return [
+        part[1:-1] if len(part) >= 2 and part[0] == part[-1] == '"' else part
+        for part in shlex.split(command, posix=False)
+    ]
+
+
+def _expand(arg: str) -> str:
+    # D-67: only an argument that is exactly "~" or starts with "~/" expands.
+    if arg == "~" or arg.startswith("~/"):
+        return os.path.expanduser(arg)
+    return arg
+
+
+def expand_argv(argv: list[str]) -> tuple[str, ...]:
+    """``argv`` with ``~`` expanded in each argument that is ``~`` or starts ``~/``."""
+    return tuple(_expand(arg) for arg in argv)
+
+
+def script_index(parts: list[str]) -> int | None:
+    """Which of a command's arguments names its script, per D-73; None for none.
+
+    The first argument with a script extension, else the first containing ``/`` or
+    starting with ``~``, else the first.  A shell given inline code (``sh -c '...'``)
+    runs no script file: None, so the code text is never mistaken for a path.
+    """
+    if not parts:
+        return None
+    if Path(parts[0]).name in _SHELLS and "-c" in parts[1:]:
+        return None
+    for index, part in enumerate(parts):
+        if part.lower().endswith(SCRIPT_EXTENSIONS):
+            return index
+    return next((i for i, p in enumerate(parts) if "/" in p or p.startswith("~")), 0)
+
+
+def script_for_command(command: str) -> Path | None:
+    """The script a command runs, per D-73 (:func:`script_index`, ``~`` expanded), or
+    None when the command cannot be split or runs inline code.
+
+    A bare program name is looked up on ``PATH`` the way the spawn does.  The path need
+    not exist.
+    """
+    try:
+        parts = split_command(command)
+    except ValueError:
+        return None
+    return script_for_argv(parts)
+
+
+def script_for_argv(argv: Sequence[str]) -> Path | None:
+    """The script split arguments run (:func:`script_index`, ``~`` expanded); an
+    entry's ``argv`` gives it as resolved against the home.  A bare program name is
+    looked up on ``PATH`` the way the spawn does."""
+    index = script_index(list(argv))
+    if index is None:
+        return None
+    chosen = argv[index]
+    if index == 0 and "/" not in chosen and not chosen.startswith("~"):
+        found = shutil.which(chosen)
+        if found:
+            return Path(found)
+    return Path(os.path.expanduser(chosen))
+
+
+def resolve_script(argv: list[str], base: str | os.PathLike[str] | None) -> list[str]:
+    """``argv`` with its script argument (:func:`script_index`) made absolute against
+    ``base`` (the home) when it is a relative path, so a home's hooks run the same
+    files from any working directory.  A bare program name (``python3``) is left for
+    the ``PATH`` lookup; absolute and ``~`` paths are kept."""
+    index = script_index(argv)
+    if base is None or index is None:
+        return argv
+    chosen = argv[index]
+    if os.path.isabs(chosen) or chosen.startswith("~") or (index == 0 and "/" not in chosen):
+        return argv
+    while chosen.startswith("./"):  # only the leading ./ goes: no other normalising
+        chosen = chosen[2:].lstrip("/")
+    return [*argv[:index], os.path.join(os.fspath(base), chosen), *argv[index + 1 :]]
+
+
+# -- parsed entries --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One warning raised while reading the ``hooks:`` block."""
+
+    event: str
+    index: int | None  # None when the problem concerns the whole event key
+    message: str
+    #: The problem drops or weakens a gate (an entry of a hook that can block), so the
+    #: agent runs less guarded than the file says: an ERROR, and ``doctor`` fails.
+    weakens_gate: bool = False
+
+    @property
+    def where(self) -> str:
+        """``hooks.<event>`` or ``hooks.<event>[<index>]`` (a top-level key such as
+        ``hooks_claude_tools`` as it is)."""
+        if not self.event:  # the block as a whole
+            return "hooks"
+        if self.event.startswith("hooks_"):
+            return self.event
+        return f"hooks.{self.event}" if self.index is None else f"hooks.{self.event}[{self.index}]"
+
+
+@dataclass
+class ParsedHooks:
+    """The result of reading one ``hooks:`` block."""
+
+    entries: list[ShellEntry] = field(default_factory=list)
+    problems: list[ConfigProblem] = field(default_factory=list)
+    claude: ClaudeContext | None = None  # shared by the claude-code entries, if any
+
+    def for_event(self, event: str) -> list[ShellEntry]:
+        """The entries of ``event`` in list order."""
+        return [e for e in self.entries if e.event == event]
+
+
+class _Reader:
+    """Reads one ``hooks:`` block, collecting problems as it warns."""
+
+    def __init__(
+        self,
+        source: str,
+        quiet: bool,
+        config: Mapping[str, Any],
+        base: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.source = source
+        self.base = base
+        self.level = logging.DEBUG if quiet else logging.WARNING
+        self.config = config
+        self.result = ParsedHooks()
+        self.seen: dict[str, int] = {}  # entries read so far per event, for ``rank``
+        # While an entry declared under a Claude Code name is read: (ours, as written),
+        # so that its warnings name the key as written (hooks.PreToolUse[0]).
+        self.alias: tuple[str, str] | None = None
+
+    def warn(
+        self,
+        event: str,
+        index: int | None,
+        message: str,
+        *,
+        drops: bool = False,
+        shared: bool = False,
+    ) -> None:
+        """Record and log one problem; ``drops``: the entry (or the event's entries, or
+        their fail-closed guarantee, or part of what their matcher covers) is lost, which
+        on a hook that can block leaves a gate off, so it is an ERROR there rather than a
+        WARNING.  ``shared``: the problem is in a table every Claude Code entry reads
+        (gates included), so what it loses is always an ERROR."""
+        # Whether it can block is a fact of our event; the message names the key as written.
+        gate = drops and (shared or event in BLOCKING_EVENTS)
+        if self.alias is not None and event == self.alias[0]:
+            event = self.alias[1]
+        problem = ConfigProblem(event, index, message, weakens_gate=gate)
+        self.result.problems.append(problem)
+        level = logging.ERROR if gate and self.level == logging.WARNING else self.level
+        log.log(level, "%s: %s: %s", self.source, problem.where, message)
+
+    def warn_exact(self, event: str, message: str, *, gate: bool = False) -> None:
+        # D-65's texts are byte-exact, so nothing is prefixed to them; ``gate``: what is
+        # skipped was most likely meant as a gate, so it is an ERROR (see warn()).
+        self.result.problems.append(ConfigProblem(event, None, message, weakens_gate=gate))
+        level = logging.ERROR if gate and self.level == logging.WARNING else self.level
+        log.log(level, "%s", message)
+
+    # -- the block ---------------------------------------------------------------------
+
+    def read(self, block: Any) -> ParsedHooks:
+        if block is None:
+            return self.result
+        if not isinstance(block, Mapping):
+            # Whatever a non-empty block held is lost, gates included (there is no
+            # telling which): an ERROR.  An empty one loses nothing.
+            lost = bool(block)
+            problem = ConfigProblem(
+                "",
+                None,
+                f"'hooks' must be a mapping of event names to lists of entries, got "
+                f"{type(block).__name__}; no shell hook loaded. Fix: write each event as a "
+                "key ('pre_tool_call:') with its entries as a list under it",
+                weakens_gate=lost,
+            )
+            self.result.problems.append(problem)
+            level = logging.ERROR if lost and self.level == logging.WARNING else self.level
+            log.log(level, "%s: %s", self.source, problem.message)
+            return self.result
+        for raw_event, entries in block.items():
+            event = str(raw_event)
+            if event in RESERVED_KEYS:
+                continue  # D-64: outbound webhooks and output spill own these keys
+            declared = None
+            if event not in CATALOGUE:
+                resolved = self.claude_event(event)
+                if resolved is None:
+                    continue
+                if resolved != event:
+                    declared, event = event, resolved
+            self.alias = (event, declared) if declared else None
+            contract = CATALOGUE.get(event)
+            if contract is None:
+                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
+                joiner = " — " if tail.startswith("did you mean") else " "
+                self.warn_exact(
+                    event,
+                    f"unknown hook event '{event}' in hooks: config{joiner}{tail}",
+                    gate=_meant_a_gate(event),
+                )
+                continue
+            if contract.shell is ShellUse.REFUSED:
+                reason = contract.shell_refusal or "shell hooks are not supported on it"
+                self.warn(
+                    event,
+                    None,
+                    f"shell hooks cannot run on {event}: {reason}; the entries are refused. "
+                    "Use a Python plugin instead.",
+                )
+                continue
+            if entries is None:
+                continue
+            if not isinstance(entries, list):
+                self.warn(
+                    event,
+                    None,
+                    f"must be a list of entries, got {type(entries).__name__}; skipped. "
+                    "Fix: write each entry as a list item ('- command: ...').",
+                    drops=True,
+                )
+                continue
+            base = self.seen.get(event, 0)
+            self.seen[event] = base + len(entries)
+            for index, raw in enumerate(entries):
+                entry = self.entry(event, index, raw, declared, base + index)
+                if entry is not None:
+                    self.result.entries.append(entry)
+        self.alias = None
+        return self.result
+
+    def claude_event(self, key: str) -> str | None:
+        """Our event for a Claude Code event name (``key`` itself when it is none);
+        None, after a warning, for a Claude Code event Hermes does not have."""
+        # The dialect tables load only when a hooks: block has entries to read.
+        from hermes_hooks.claude.tables import event_for_key
+
+        event, problem = event_for_key(key)
+        if problem is not None:
+            self.warn(key, None, problem)
+        return event
+
+    def context(self) -> ClaudeContext:
+        """The tables the claude-code entries share, read once from the config."""
+        if self.result.claude is None:
+            from hermes_hooks.claude.tables import (
+                TOOLS_KEY,
+                ClaudeContext,
+                tool_table,
+            )
+
+            tools = tool_table(
+                self.config,
+                lambda message, narrows=False: self.warn(
+                    TOOLS_KEY, None, message, drops=narrows, shared=True
+                ),
+            )
+            self.result.claude = ClaudeContext(tools)
+        return self.result.claude
+
+    # -- one entry ---------------------------------------------------------------------
+
+    def entry(
+        self, event: str, index: int, raw: Any, declared: str | None = None, rank: int = 0
+    ) -> ShellEntry | None:
+        if not isinstance(raw, Mapping):
+            self.warn(
+                event,
+                index,
+                f"must be a mapping with a 'command' key, got {type(raw).__name__}; skipped",
+                drops=True,
+            )
+            return None
+        dialect = self.dialect(event, index, raw.get("dialect"), declared)
+        if dialect is None:
+            return None
+        command = raw.get("command")
+        model_kind = raw.get("type") if dialect == "claude-code" else None
+        if model_kind in ("prompt", "agent") and command is None:
+            # A prompt or agent handler has no command: its prompt is the consent key.
+            prompt = raw.get("prompt")
+            command = f"{model_kind}: {prompt.strip()}" if isinstance(prompt, str) else None
+        if not isinstance(command, str) or not command.strip():
+            if command is None and isinstance(raw.get("hooks"), list):
+                # Claude Code's settings.json nests the commands of a matcher group.
+                self.warn(
+                    event,
+                    index,
+                    "is a Claude Code settings.json matcher group (a 'hooks' list inside "
+                    "the entry); each entry here is one command, so it is skipped. Fix: "
+                    "write one '- matcher: ...' / 'command: ...' entry per command, or "
+                    "convert the file with hermes-hooks import-claude",
+                    drops=True,
+                )
+                return None
+            self.warn(
+                event,
+                index,
+                "has no non-empty 'command' string; skipped (set command to the program to run)",
+                drops=True,
+            )
+            return None
+        command = command.strip()
+        try:
+            argv = [model_kind] if model_kind in ("prompt", "agent") else split_command(command)
+        except ValueError as exc:
+            self.warn(
+                event, index, f"command {command!r} cannot be split ({exc}); skipped", drops=True
+            )
+            return None
+        if not argv or not argv[0]:
+            self.warn(event, index, f"command {command!r} names no program; skipped", drops=True)
+            return None
+        if "\0" in command:  # execve cannot pass it: every firing would fail to start
+            self.warn(
+                event, index, f"command {command!r} contains a NUL character; skipped", drops=True
+            )
+            return None
+        try:
+            matcher, pattern, claude = dialect_named(dialect).read_matcher(
+                event,
+                raw,
+                declared,
+                lambda message, narrows=False: self.warn(event, index, message, drops=narrows),
+                self.context,
+            )
+        except EntryRefused as exc:
+            self.warn(event, index, str(exc), drops=True)
+            return None
+        return ShellEntry(
+            event=event,
+            index=index,
+            command=command,
+            argv=expand_argv(resolve_script(argv, self.base)),
+            matcher=matcher,
+            timeout=self.timeout(event, index, raw.get("timeout")),
+            fail_closed=self.fail_closed(event, index, raw),
+            pattern=pattern,
+            dialect=dialect,
+            claude=claude,
+            declared=declared,
+            rank=rank,
+            persistent=self.persistent(event, index, raw.get("persistent")),
+            base=None if self.base is None else os.fspath(self.base),
+            source=self.source,
+        )
+
+    def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
+        """``hermes`` or ``claude-code``; None (after warning) to skip the entry."""
+        from hermes_hooks.claude.tables import read_dialect
+
+        name, problem = read_dialect(event, value, declared)
+        if problem is not None:
+            self.warn(event, index, problem, drops=name is None)
+        return name
+
+    def timeout(self, event: str, index: int, value: Any) -> int:
+        if value is None:
+            return DEFAULT_TIMEOUT
+        seconds: int | None = None
+        if isinstance(value, bool):
+            seconds = None
+        elif isinstance(value, int):
+            seconds = value
+        elif isinstance(value, float) and math.isfinite(value):
+            seconds = int(value)
+        elif isinstance(value, str):
+            try:
+                seconds = int(value.strip())
+            except ValueError:
+                try:
+                    number = float(value.strip())
+                except ValueError:
+                    number = math.nan
+                seconds = int(number) if math.isfinite(number) else None
+        if seconds is None:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is not a whole number of seconds; using "
+                f"{DEFAULT_TIMEOUT}. Fix: e.g. 'timeout: 10'.",
+            )
+            return DEFAULT_TIMEOUT
+        if seconds < 1:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is below 1 second; using {DEFAULT_TIMEOUT}",
+            )
+            return DEFAULT_TIMEOUT
+        if seconds > MAX_TIMEOUT:
+            self.warn(
+                event,
+                index,
+                f"timeout {value!r} is above the maximum; capped at {MAX_TIMEOUT}",
+            )
+            return MAX_TIMEOUT
+        return seconds
+
+    def persistent(self, event: str, index: int, value: Any) -> bool:
+        """``persistent: true`` (a Hermes-dialect key: the Claude Code dialect refuses
+        keys Claude Code does not have); anything else runs per firing."""
+        if value is None or value is False:
+            return False
+        if value is not True:
+            self.warn(
+                event,
+                index,
+                f"persistent must be true or false, got {value!r}; the hook is started "
+                "for each firing. Fix: 'persistent: true'.",
+            )
+            return False
+        return True
+
+    def fail_closed(self, event: str, index: int, raw: Mapping[str, Any]) -> bool:
+        key = "fail_closed" if "fail_closed" in raw else "failClosed"
+        value = raw.get(key)
+        if value is None:
+            return False
+        flag: bool
+        if isinstance(value, bool):
+            flag = value
+        elif isinstance(value, str) and value.strip().lower() in TRUTHY | _FALSY:
+            flag = value.strip().lower() in TRUTHY
+            self.warn(
+                event,
+                index,
+                f"{key} is the string {value!r}; read as {str(flag).lower()}. Fix: write a "
+                f"YAML boolean ({key}: {str(flag).lower()}).",
+            )
+        else:
+            self.warn(
+                event,
+                index,
+                f"{key} must be true or false, got {value!r}; the hook fails open",
+                drops=True,
+            )
+            return False
+        if flag and event not in BLOCKING_EVENTS:
+            self.warn(
+                event,
+                index,
+                f"{key}: true is ignored — only {' / '.join(BLOCKING_EVENTS)} hooks can "
+                f"block, so this "
+                f"hook fails open on {event} like any other",
+            )
+            return False
+        return flag
+
+
+def parse_hooks(
+    config: Mapping[str, Any],
+    source: str = "config.yaml",
+    *,
+    quiet: bool = False,
+    base: str | os.PathLike[str] | None = None,
+) -> ParsedHooks:
+    """Read the ``hooks:`` block of a parsed ``config.yaml``; a relative script path in
+    a command resolves against ``base`` (the home) when given.
+
+    Never raises: each bad event key or entry is logged at WARNING (naming ``source``,
+    the event and the index; DEBUG when ``quiet``), skipped, and recorded in
+    ``problems``.
+    """
+    return _Reader(source, quiet, config, base).read(config.get("hooks"))

@@ -1,0 +1,366 @@
+"""Shell hooks in ``hermes-hooks list`` and ``doctor``, as the shell source reports them.
+
+:func:`section` renders the list section (CLI-01: matcher, timeout, consent state,
+drift warnings); :func:`check` yields the doctor findings of CLI-06 / D-85: execute
+bit, allowlist status, mtime and content drift, and a JSON smoke test on the synthetic
+payload with the elapsed time.  Neither writes the allowlist.  The helpers
+(:func:`approve_hint`, :func:`describe_entry`, :func:`drift_lines`, ...) are shared
+with the ``test`` and ``approve`` commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any, Literal, Protocol
+
+from hermes_hooks._perms import loose_paths
+from hermes_hooks.claude.options import MODEL_KINDS
+from hermes_hooks.report import Finding, Section
+from hermes_hooks.shell.config import BLOCKING_EVENTS, ConfigProblem, script_for_argv
+from hermes_hooks.shell.consent import (
+    Allowlist,
+    Approval,
+    approve_hint,
+    reapprove_hint,
+)
+from hermes_hooks.shell.entry import ShellEntry
+from hermes_hooks.shell.hook import ShellRecord, run_once
+from hermes_hooks.shell.pin_check import drift
+from hermes_hooks.synthetic import synthetic_payload
+
+__all__ = [
+    "NO_MTIME_NOTE",
+    "LoadedShell",
+    "approve_hint",
+    "check",
+    "describe_entry",
+    "drift_lines",
+    "program_problem",
+    "section",
+    "short_text",
+    "unloaded_section",
+]
+
+DriftLevel = Literal["ok", "info", "warn", "error"]
+_LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
+#: Byte-exact, carrying its own mark: an old entry is a note, not an issue (D-73).
+NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
+
+
+class LoadedShell(Protocol):
+    """What reporting needs of a loaded shell source (:class:`~.ShellSource`)."""
+
+    bypass: str | None
+
+    @property
+    def allowlist(self) -> Allowlist:
+        """The home's shell-hooks allowlist."""
+
+    def records(self) -> list[ShellRecord]:
+        """Every configured entry, in config order, with its state."""
+
+    def problems(self) -> list[ConfigProblem]:
+        """The warnings raised while reading the ``hooks:`` block."""
+
+
+def describe_entry(entry: ShellEntry) -> str:
+    """``matcher='x' timeout=5s fail_closed``: the settings of one entry (with
+    ``dialect=claude-code (PreToolUse)`` for a Claude Code entry)."""
+    parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
+    if entry.claude is not None:
+        parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
+        options = entry.claude.options
+        if options.kind != "command":
+            parts.append(f"type={options.kind}")
+        if options.background is not None:
+            parts.append("asyncRewake" if options.background == "rewake" else "async")
+        if options.condition is not None:
+            parts.append(f"if={options.condition.text!r}")
+        if options.plugin_root is not None:
+            parts.append(f"plugin={options.plugin_root}")
+    parts.append(f"timeout={entry.timeout}s")
+    if entry.fail_closed:
+        parts.append("fail_closed")
+    return " ".join(parts)
+
+
+def short_text(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def drift_lines(
+    approval: Approval, base: str | None = None, identity: str | os.PathLike[str] | None = None
+) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
+    """(level, text) lines about a script's changes since ``approval``, and a JSON view.
+
+    A command that resolves to other files than its approval pinned is an error: it is
+    refused at every firing until approved again.  Edits to the pinned script are
+    warnings: edits to an approved script are trusted and only flagged.  ``base`` is the
+    home relative paths in the command resolve against, ``identity`` the home it is (a
+    replay's copy stands for the home it was copied from).  In another home than the
+    one it was approved in, only the bytes count: a copy or clone has new mtimes.
+    """
+    found = drift(approval, base, identity)
+    lines: list[tuple[DriftLevel, str]] = []
+    if found.refused is not None:
+        fix = reapprove_hint(approval.event, approval.command, found.current.resolution)
+        lines.append(("error", f"refused — {found.refused}; not run until approved again: {fix}"))
+    hint = f"review it, then re-approve: {approve_hint(approval.event, approval.command)}"
+    if found.missing:
+        where = found.current.path or approval.command
+        lines.append(("warn", f"script not found: {where}"))
+    elif not found.mtime_recorded:
+        lines.append(("info", NO_MTIME_NOTE))  # D-73 keeps its own mark, byte-exact
+    elif found.moved_from is not None and found.content_changed is False:
+        lines.append(
+            (
+                "ok",
+                "script unchanged since approval (same sha256; approved in the home "
+                f"{found.moved_from})",
+            )
+        )
+    elif found.mtime_changed:
+        lines.append(
+            (
+                "warn",
+                f"script modified since approval (was {approval.script_mtime_at_approval}, "
+                f"now {found.current.mtime}) — {hint}",
+            )
+        )
+    if found.content_changed:
+        was = (approval.script_sha256 or "")[:12]
+        now = (found.current.sha256 or "")[:12]
+        same_mtime = found.mtime_recorded and not found.mtime_changed
+        lines.append(
+            (
+                "warn",
+                f"script content changed since approval (sha256 {was}… → {now}…"
+                f"{', mtime preserved' if same_mtime else ''}) — {hint}",
+            )
+        )
+    if not lines:
+        lines.append(("ok", "script unchanged since approval"))
+    view = {
+        "script": str(found.current.path) if found.current.path else None,
+        "mtime_now": found.current.mtime,
+        "sha256_now": found.current.sha256,
+        "mtime_changed": found.mtime_changed if found.mtime_recorded else None,
+        "content_changed": found.content_changed,
+        "missing": found.missing,
+        "program": found.current.resolution.program if found.current.resolution else None,
+        "refused": found.refused,
+        "approved_in": found.moved_from,
+    }
+    return lines, view
+
+
+def _mark(level: str, text: str) -> str:
+    """``text`` with its level's mark in front (the D-73 note carries its own)."""
+    if text == NO_MTIME_NOTE:
+        return text
+    return f"{_LEVEL_MARKS[level]} {text}"
+
+
+def _model_handler(entry: ShellEntry) -> bool:
+    return entry.claude is not None and entry.claude.options.kind in MODEL_KINDS
+
+
+def program_problem(entry: ShellEntry) -> str | None:
+    """Why ``entry`` cannot start, or None: the program must exist and be executable,
+    and the script it names (D-73) must be readable.  A Claude Code prompt or agent
+    handler runs no program."""
+    if _model_handler(entry):
+        return None
+    program = entry.argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        if not os.path.isfile(program):
+            return f"{program} not found"
+        if not os.access(program, os.X_OK):
+            return f"{program} is not executable (chmod +x it)"
+    elif shutil.which(program) is None:
+        return f"{program} not found on PATH"
+    script = script_for_argv(entry.argv)
+    if script is not None and str(script) != program and os.sep in str(script):
+        if not script.is_file():
+            return f"script {script} not found"
+        if not os.access(script, os.R_OK):
+            return f"script {script} is not readable"
+    return None
+
+
+# -- list ------------------------------------------------------------------------------
+
+
+_MARK = {
+    "registered": "✓",
+    "not allowlisted": "✗",
+    "declined": "✗",
+    "duplicate": "–",
+    "failed": "✗",
+    "refused": "✗",
+}
+
+
+def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, Any], list[str]]:
+    entry = record.entry
+    view = record.as_dict()
+    approval = allowlist.find(entry.event, entry.command)
+    state = record.state
+    if state == "registered" and approval is None and record.consent == "allowlist":
+        state = "revoked"  # removed after load: running processes stop calling it (D-84)
+    details: list[str] = []
+    view["drift"] = None
+    if approval is not None:
+        details.append(f"        approved {approval.approved_at or '(no date recorded)'}")
+        changes, view["drift"] = drift_lines(approval, entry.base, allowlist.identity)
+        details.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
+        if state == "registered" and view["drift"]["refused"]:
+            state = "refused"  # resolves elsewhere than approved: not run until re-approved
+    else:
+        details.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
+    if record.note:
+        details.append(f"        note: {record.note}")
+    mark = _MARK.get(state, "✗")
+    view["state"] = state
+    view["approval"] = approval.as_json() if approval else None
+    return view, [f"    {mark} {entry.command}  {describe_entry(entry)}  ({state})", *details]
+
+
+def unloaded_section() -> Section:
+    """The ``list`` section when the shell adapter did not run (safe mode)."""
+    return Section(None, ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"])
+
+
+def section(source: LoadedShell) -> Section:
+    """The ``list`` section: each shell hook with its settings and consent state."""
+    records = source.records()
+    allowlist_view, problem = source.allowlist.read()
+    lines = [f"Shell hooks ({len(records)}):"]
+    if not records:
+        lines.append("  (none configured in the hooks: block of config.yaml)")
+    views: list[dict[str, Any]] = []
+    current_event = None
+    for record in records:
+        if record.entry.event != current_event:
+            current_event = record.entry.event
+            lines.append(f"  [{current_event}]")
+        view, record_lines = _record_view(record, source.allowlist)
+        views.append(view)
+        lines.extend(record_lines)
+    problems = source.problems()
+    if problems:
+        lines.append(f"  Config problems ({len(problems)}):")
+        lines.extend(
+            f"    {'✗' if p.weakens_gate else '⚠'} {p.where}: {p.message}" for p in problems
+        )
+    status = problem or f"{len(allowlist_view)} approval(s)"
+    lines.append(f"  Allowlist: {source.allowlist.path} ({status})")
+    if source.bypass:
+        lines.append(f"  Consent bypass active: {source.bypass}")
+    data = {
+        "allowlist": str(source.allowlist.path),
+        "allowlist_problem": problem,
+        "bypass": source.bypass,
+        "hooks": views,
+        "problems": [{"event": p.event, "index": p.index, "message": p.message} for p in problems],
+    }
+    return Section(data, lines)
+
+
+# -- doctor ----------------------------------------------------------------------------
+
+
+def _smoke(record: ShellRecord, subject: str) -> Finding:
+    """D-85: fire the hook once on the synthetic payload, with its own timeout."""
+    outcome = run_once(record.entry, synthetic_payload(record.entry.event))
+    result = outcome.result
+    took = f"{result.elapsed:.3f}s"
+    if result.error is not None:
+        return Finding("error", subject, f"could not start: {result.error}")
+    if result.timed_out:
+        return Finding(
+            "error",
+            subject,
+            f"timed out after {took} on the synthetic payload (timeout={record.entry.timeout}s)",
+        )
+    status = (
+        f"killed by signal {result.signal}"
+        if result.signal is not None
+        else f"exit {result.returncode}"
+    )
+    text = result.stdout.decode("utf-8", errors="replace").strip()
+    if outcome.unparseable:
+        return Finding(
+            "error",
+            subject,
+            f"stdout is not a JSON object ({status}, {took}): {short_text(text, 120)}",
+        )
+    parsed = json.dumps(outcome.directive, ensure_ascii=False) if outcome.directive else "none"
+    level: DriftLevel = "ok" if result.returncode in (0, 2) else "warn"
+    what = "empty stdout (observer-only)" if not text else "valid JSON"
+    if text and not text.startswith("{"):
+        what = "plain text"  # a claude-code hook's context (JSON otherwise)
+    return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
+
+
+def check(source: LoadedShell) -> list[Finding]:
+    """Doctor findings for every configured shell hook (CLI-06, D-85)."""
+    findings = [
+        Finding("error" if p.weakens_gate else "warn", f"shell {p.where}", p.message)
+        for p in source.problems()
+    ]
+    _, problem = source.allowlist.read()
+    if problem is not None:
+        findings.append(Finding("error", f"allowlist {source.allowlist.path}", problem))
+    for record in source.records():
+        entry = record.entry
+        subject = f"shell {entry.where} {entry.command}"
+        if record.state == "duplicate":
+            findings.append(Finding("warn", subject, f"ignored: {record.note}"))
+            continue
+        if record.state == "failed" and record.hook is None:
+            findings.append(Finding("error", subject, f"not loaded: {record.note}"))
+            continue
+        broken = program_problem(entry)
+        if broken:
+            findings.append(Finding("error", subject, broken))
+        elif not _model_handler(entry):
+            findings.append(Finding("ok", subject, "program found and executable"))
+        script = None if _model_handler(entry) else script_for_argv(entry.argv)
+        if script is not None and script.exists():  # the script, and where it lives
+            code = [script, script.parent]
+            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
+        approval = source.allowlist.find(entry.event, entry.command)
+        if approval is None:
+            # On a hook that can block, a gate that does not run is a gate that is off
+            # (or, when fail_closed, one that blocks every call it matches): an error.
+            gate = entry.event in BLOCKING_EVENTS
+            effect = ""
+            if entry.fail_closed:
+                effect = ", so as a fail_closed gate it blocks every call it matches"
+            elif gate:
+                effect = ", so this gate is off"
+            findings.append(
+                Finding(
+                    "error" if gate else "warn",
+                    subject,
+                    f"not allowlisted — it will NOT run{effect}; review the script, then: "
+                    + approve_hint(entry.event, entry.command),
+                )
+            )
+            findings.append(Finding("info", subject, "smoke test skipped — not allowlisted yet"))
+            continue
+        findings.append(
+            Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
+        )
+        changes, view = drift_lines(approval, entry.base, source.allowlist.identity)
+        findings.extend(Finding(level, subject, text) for level, text in changes)
+        if view["refused"]:  # never run a file nobody approved, not even for a smoke test
+            findings.append(Finding("info", subject, "smoke test skipped — refused"))
+        elif not broken:
+            findings.append(_smoke(record, subject))
+    return findings

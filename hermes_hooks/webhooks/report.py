@@ -1,0 +1,161 @@
+"""What the outbound source says in ``hermes-hooks list`` (OUT-19, CLI-01) and ``doctor``.
+
+``list`` shows every ``hooks.outbound`` entry: label, url, events, matcher, timeout,
+signed or ``UNSIGNED``, durable or not, and why an entry was skipped.  ``doctor``
+checks each target's scheme and secret, and the durable outbox: dead letters, events
+of targets no longer configured, and the file's permissions.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hermes_hooks.report import Finding, Section
+from hermes_hooks.webhooks.urls import redact_urls
+
+if TYPE_CHECKING:
+    from hermes_hooks.webhooks.source import OutboundSource, TargetRecord
+
+__all__ = ["check_outbound", "outbound_section", "signing_text"]
+
+
+def signing_text(record: TargetRecord) -> str:
+    """``signed (<where the secret comes from>[, standard])`` or ``UNSIGNED``."""
+    if not record.signed:
+        return "UNSIGNED" + (f" ({record.secret})" if record.secret else "")
+    scheme = ", + Standard Webhooks headers" if record.signature == "standard" else ""
+    return f"signed ({record.secret}{scheme})"
+
+
+def _target_lines(record: TargetRecord) -> list[str]:
+    if record.state == "skipped":
+        return [f"  ✗ hooks.outbound[{record.index}] {record.label}: skipped — {record.reason}"]
+    details = [f"timeout: {record.timeout} s", signing_text(record)]
+    details.append("durable (outbox)" if record.durable else "best effort")
+    events = ", ".join(record.events) or "(none registered)"
+    matcher = f"  matcher: {record.matcher}" if record.matcher else ""
+    lines = [
+        f"  ✓ {record.label} → {record.url}",
+        f"      events: {events}{matcher}",
+        f"      {' · '.join(details)}",
+    ]
+    lines.extend(f"      problem: {problem}" for problem in record.problems)
+    return lines
+
+
+def outbound_section(source: OutboundSource | None) -> Section:
+    """The ``list`` section of the outbound targets (``None``: not loaded, shown empty)."""
+    records = source.records() if source is not None else []
+    lines = [f"Outbound webhooks ({len(records)}):"]
+    if not records:
+        lines.append("  (none)")
+    for record in records:
+        lines.extend(_target_lines(record))
+    return Section([r.as_dict() for r in records], lines)
+
+
+def _target_findings(record: TargetRecord) -> list[Finding]:
+    subject = f"outbound {record.label}"
+    if record.state == "skipped":
+        return [Finding("error", subject, f"skipped: {record.reason}")]
+    findings: list[Finding] = []
+    if (record.url or "").lower().startswith("http://"):
+        findings.append(
+            Finding("warn", subject, "uses http:// — payloads travel unencrypted; use https://")
+        )
+    if not record.signed and record.secret:
+        findings.append(
+            Finding(
+                "warn",
+                subject,
+                f"{record.secret}: deliveries are UNSIGNED until the variable is set",
+            )
+        )
+    elif not record.signed:
+        findings.append(
+            Finding(
+                "warn",
+                subject,
+                "UNSIGNED: receivers cannot tell these deliveries are genuine; set secret_env",
+            )
+        )
+    elif record.secret == "inline secret":
+        findings.append(
+            Finding(
+                "info",
+                subject,
+                "signed with an inline secret; prefer secret_env so config.yaml holds no "
+                "credentials",
+            )
+        )
+    findings.extend(Finding("warn", subject, problem) for problem in record.problems)
+    if not any(f.level in ("warn", "error") for f in findings):
+        findings.append(
+            Finding(
+                "ok",
+                subject,
+                f"{signing_text(record)}, {', '.join(record.events)}"
+                + (", durable" if record.durable else ""),
+            )
+        )
+    return findings
+
+
+def _outbox_findings(home: Path, source: OutboundSource) -> list[Finding]:
+    from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
+
+    path = home / OUTBOX_FILE
+    findings: list[Finding] = []
+    if source.outbox_error:
+        findings.append(Finding("error", "outbox", f"cannot open {path}: {source.outbox_error}"))
+        return findings
+    if not path.exists():
+        return findings
+    if os.name == "posix" and path.stat().st_mode & 0o077:
+        findings.append(
+            Finding("warn", "outbox", f"{path} is readable by others; run chmod 600 on it")
+        )
+    outbox = source.outbox or Outbox(path)
+    try:
+        durable = {t.label for t in source.targets if t.durable}
+        for label in sorted({row.target for row in outbox.rows()}):
+            pending = outbox.count(state="pending", target=label)
+            dead = outbox.count(state="dead", target=label)
+            subject = f"outbox {redact_urls(label)}"
+            if label not in durable:
+                findings.append(
+                    Finding(
+                        "warn",
+                        subject,
+                        f"{pending + dead} stored event(s) for a target that is no longer a "
+                        "durable target in hooks.outbound; restore its name or purge them "
+                        "with `hermes-hooks outbox purge`",
+                    )
+                )
+            elif dead:
+                findings.append(
+                    Finding(
+                        "warn",
+                        subject,
+                        f"{dead} dead event(s) (undeliverable after the last attempt); "
+                        "`hermes-hooks outbox` shows them, `hermes-hooks outbox redeliver "
+                        "--dead` resends them",
+                    )
+                )
+            if pending and label in durable:
+                findings.append(Finding("info", subject, f"{pending} event(s) awaiting delivery"))
+    finally:
+        if outbox is not source.outbox:
+            outbox.close()
+    return findings
+
+
+def check_outbound(home: Path, source: OutboundSource) -> list[Finding]:
+    """Doctor: every outbound target's scheme and secret, and the durable outbox."""
+    findings: list[Finding] = []
+    for record in source.records():
+        findings.extend(_target_findings(record))
+    findings.extend(_outbox_findings(home, source))
+    return findings
