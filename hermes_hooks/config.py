@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
+from hermes_hooks.errors import ConfigError
 
 if TYPE_CHECKING:
     from hermes_hooks.report import Finding
@@ -146,8 +147,6 @@ def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:
     """
     config = inspect_config(home)
     if strict and config.errors:
-        from hermes_hooks.errors import ConfigError
-
         raise ConfigError("\n".join(f"{f.subject}: {f.message}" for f in config.errors))
     _log_findings(config)
     return config.data

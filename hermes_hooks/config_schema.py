@@ -24,6 +24,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_hooks._yaml import KeyPath, YamlDocument, YamlIssue, key_text
+from hermes_hooks.claude.tables import EVENTS
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.schemas import FILE_SCHEMAS
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -60,7 +63,6 @@ _SUGGEST_CUTOFF = 0.6
 @cache
 def _schema(kind: str) -> dict[str, Any]:
     """The generated schema of one file kind."""
-    from hermes_hooks.schemas import FILE_SCHEMAS
 
     return FILE_SCHEMAS[kind]()
 
@@ -114,8 +116,6 @@ def _misplaced_hooks(data: Mapping[Any, Any], depth: int = 4) -> Iterator[tuple[
     found = list(nested(data, (), depth))
     if not found:  # the usual case: the event tables are not even loaded
         return
-    from hermes_hooks.claude.tables import EVENTS
-    from hermes_hooks.hookspecs import CATALOGUE
 
     events = {name: c.fail_closed for name, c in CATALOGUE.items()}
     events.update((row.name, CATALOGUE[row.event].fail_closed) for row in EVENTS)

@@ -16,6 +16,7 @@ plain ``event`` dict and loses its in-process handles (D-49).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -120,7 +121,6 @@ def dumps(document: Mapping[str, Any]) -> bytes:
     code points becomes its character; a lone surrogate becomes U+FFFD, which every
     JSON parser accepts (a ``\\ud800`` escape is refused by some strict ones).
     """
-    import json  # deferred: a load whose home sends no envelope never serialises one
 
     text = json.dumps(document, ensure_ascii=False, separators=(", ", ": "))
     try:

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks.claude.tables import DIALECTS, EVENTS
 from hermes_hooks.envelope import TOOL_EVENTS
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 
@@ -257,7 +258,6 @@ def _hook_yaml_schema() -> dict[str, Any]:
 
 
 def _config_hooks_schema() -> dict[str, Any]:
-    from hermes_hooks.claude.tables import DIALECTS, EVENTS
 
     events = sorted(CATALOGUE)
     shell_entry = {

@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from hermes_hooks._loader import load
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.synthetic import synthetic_payload
 
@@ -71,8 +72,6 @@ def hermes_plugin(hermes_home: Path) -> Callable[..., Path]:
 @pytest.fixture
 def hermes_hooks(hermes_home: Path) -> Iterator[Hooks]:
     """The loaded hooks of ``hermes_home`` (write plugins before first use)."""
-    from hermes_hooks import load
-
     hooks = load(hermes_home)
     yield hooks
     hooks.close()
@@ -81,8 +80,6 @@ def hermes_hooks(hermes_home: Path) -> Iterator[Hooks]:
 @pytest.fixture
 def fire_hook(hermes_home: Path) -> Iterator[Callable[..., Any]]:
     """``fire_hook(event, **fields)`` on the home, loaded at the first call."""
-    from hermes_hooks import load
-
     loaded: list[Hooks] = []
 
     def fire_on_home(event: str, **fields: Any) -> Any:

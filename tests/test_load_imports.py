@@ -131,3 +131,26 @@ def test_an_unusable_allowlist_is_still_reported_at_load_without_a_hooks_block(
     assert warnings[0].startswith(f"{path} is not valid JSON (")
     assert warnings[0].endswith("; keeping the approvals read before")
     assert hooks.sources["shell"].records() == []
+
+
+def test_only_importlib_metadata_s_own_finder_is_trusted_by_the_pre_scan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The pre-scan may skip importing importlib_metadata only when every metadata
+    # finder reads sys.path as it does: the backport's finder is the class itself, not
+    # anything that merely carries its name.
+    import importlib_metadata
+
+    from hermes_hooks.plugins.entry_points import may_declare
+
+    groups = ["hermes_hooks.test-no-such-group"]
+    assert any(isinstance(f, importlib_metadata.MetadataPathFinder) for f in sys.meta_path)
+    assert may_declare(groups) is False
+
+    impostor = type(
+        "MetadataPathFinder",
+        (),
+        {"__module__": "importlib_metadata", "find_distributions": staticmethod(lambda *a: [])},
+    )
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, impostor()])
+    assert may_declare(groups) is True

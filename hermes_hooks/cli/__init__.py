@@ -7,33 +7,22 @@ not exist yet); a command line imports only the module of the command it names.
 Errors become exit codes here and only here: 0 success, 1 a check failed or a hook
 blocked, 2 bad usage or input.
 
-Start-up matters here: ``hermes-hooks --help`` (and no arguments) prints a help text
-pre-rendered from the real parser (:mod:`hermes_hooks.cli._help`), so it needs neither
-argparse nor a command module; every other command line imports argparse, the one
-command module it names and what that command needs, when it runs.
+Start-up matters here: a command line imports only the one command module it names
+(``--help`` and no arguments import none), and that module imports what its command
+needs; the hook machinery loads when a command loads a home.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import sys
+from collections.abc import Sequence
 
 from hermes_hooks._version import __version__
+from hermes_hooks.cli._codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
-# typing.TYPE_CHECKING without importing typing (which costs --help several ms);
-# type checkers treat any name TYPE_CHECKING as true.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import argparse
-    from collections.abc import Sequence
-    from typing import Any
-
-    from hermes_hooks.hooks import Hooks
-
-__all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "load_home", "main", "print_json"]
-
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
+__all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 #: Every command as (name, module, one-line help), in the order ``--help`` lists them.
 #: Names and help live here, so that listing the commands imports none of them; the
@@ -107,34 +96,6 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool = False) -> Hooks:
-    """Load the home a command was pointed at, honouring the common options;
-    ``inspect=True`` for commands that only look (see :func:`hermes_hooks.load`)."""
-    from hermes_hooks import load
-
-    return load(
-        getattr(args, "home", None),
-        surface=surface,
-        accept_hooks=getattr(args, "accept_hooks", False),
-        entry_points=not getattr(args, "no_entry_points", False),
-        inspect=inspect,
-    )
-
-
-def print_json(data: Any) -> None:
-    """Print ``data`` as indented JSON (the ``--json`` output of every command).
-
-    The JSON is the data as it is, untrusted strings included: JSON escapes their C0
-    controls itself, and :func:`~hermes_hooks._escape.escape_json` the few characters
-    it would leave raw (DEL, C1 controls, bidirectional overrides), so the document is
-    safe on a terminal and parses to the same values."""
-    import json
-
-    from hermes_hooks._escape import escape_json
-
-    print(escape_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
-
-
 def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     """The top-level parser with every command's subparser.
 
@@ -145,9 +106,6 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
     command's arguments.  Each command's ``add_arguments`` may import what its choices
     need (the replay host, say), so a command line pays only for its own command.
     """
-    import argparse
-    import importlib
-
     parser = argparse.ArgumentParser(
         prog="hermes-hooks",
         description="Inspect, test and run the hooks of a Hermes home.",
@@ -170,7 +128,8 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
         command = ""
     for name, module_name, summary in COMMANDS:
         if command not in ("", name):
-            subparsers.add_parser(name, help=summary, description=summary)
+            # Listed only: no arguments, not even -h (each costs argparse a lookup).
+            subparsers.add_parser(name, help=summary, add_help=False)
             continue
         module = importlib.import_module(module_name)
         sub = subparsers.add_parser(
@@ -209,83 +168,15 @@ def _command_word(argv: Sequence[str]) -> str | None:
     return None
 
 
-def _home_problem(args: argparse.Namespace) -> str | None:
-    """Why an explicit ``--home`` cannot be used, or None.
-
-    A mistyped ``--home`` used to read as an empty home, and ``doctor`` then said "no
-    problems found" about a folder that does not exist.  Only a command that creates
-    the home (``CREATES_HOME = True`` in its module) may be pointed at a missing one.
-    """
-    home = getattr(args, "home", None)
-    if home is None or args.creates_home:
-        return None
-    from pathlib import Path
-
-    path = Path(home).expanduser()
-    if path.is_dir():
-        return None
-    if path.exists():
-        return f"--home {home}: not a folder; point --home at a Hermes home folder"
-    return f"--home {home}: no such folder; create it, or point --home at an existing Hermes home"
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    if words in ([], ["-h"], ["--help"]):
-        from hermes_hooks.cli import _help
-
-        text = _help.prerendered()
-        if text is not None:
-            # What argparse does with this command line: print the help to stdout, then
-            # exit 0 for --help, or return "no command" (2) for an empty command line.
-            sys.stdout.write(text)
-            if words:
-                sys.exit(EXIT_OK)
-            return EXIT_USAGE
-    return _main(words)
-
-
-def _main(words: list[str]) -> int:
-    """:func:`main` for a command line the pre-rendered help does not answer."""
     parser = build_parser(_command_word(words))
     args = parser.parse_args(words)  # prints help, version or a usage error, and exits
-    import logging
-
-    from hermes_hooks.errors import (
-        ConfigError,
-        HermesHooksError,
-        RecordingError,
-        UnknownHookError,
-    )
-
-    logging.basicConfig(
-        level=logging.WARNING - 10 * min(args.verbose, 2),
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
     if not getattr(args, "run", None):
         parser.print_help()
         return EXIT_USAGE
-    problem = _home_problem(args)
-    if problem:
-        print(f"hermes-hooks: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        return int(args.run(args))
-    except (UnknownHookError, ConfigError, RecordingError) as exc:
-        print(f"hermes-hooks: {_error_text(exc)}", file=sys.stderr)
-        return EXIT_USAGE
-    except HermesHooksError as exc:
-        print(f"hermes-hooks: {_error_text(exc)}", file=sys.stderr)
-        return EXIT_FAILURE
-    except BrokenPipeError:  # e.g. piped into head
-        return EXIT_OK
+    # The command's module has loaded this already (the help never needs it).
+    from hermes_hooks.cli._run import run_command
 
-
-def _error_text(exc: BaseException) -> str:
-    """An error's message for the terminal: its lines kept (a config error lists one
-    problem a line), every other control character escaped."""
-    from hermes_hooks._escape import escape
-
-    return escape(str(exc), keep_newlines=True)
+    return run_command(args)

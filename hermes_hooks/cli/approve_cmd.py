@@ -16,6 +16,17 @@ import argparse
 import sys
 from pathlib import Path
 
+from hermes_hooks._contract import ShellUse
+from hermes_hooks._escape import escape_lines
+from hermes_hooks._manager import suggest_hook
+from hermes_hooks.claude.tables import event_for_key
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.config import read_config, resolve_home
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell import consent
+from hermes_hooks.shell.config import parse_hooks
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``<event> <command...>`` (several words are joined with single spaces)."""
@@ -29,14 +40,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Record the approval and print the baseline."""
-    from hermes_hooks._contract import ShellUse
-    from hermes_hooks._manager import suggest_hook
-    from hermes_hooks.claude.tables import event_for_key
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, print_json
-    from hermes_hooks.config import read_config, resolve_home
-    from hermes_hooks.hookspecs import CATALOGUE
-    from hermes_hooks.shell import consent
-    from hermes_hooks.shell.config import parse_hooks
 
     event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     command = " ".join(args.command).strip()
@@ -76,7 +79,6 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    from hermes_hooks._escape import escape_lines
 
     # The command and its paths come from the command line or config.yaml: escaped.
     lines = [f"Approved shell hook for {event}: {command}"]

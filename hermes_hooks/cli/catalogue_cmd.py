@@ -5,7 +5,11 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the catalogue loads with the command, not with ``--help``
+from hermes_hooks._manager import unknown_hook
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.hookspecs import CATALOGUE
+
+if TYPE_CHECKING:
     from hermes_hooks._contract import Contract
 
 
@@ -24,14 +28,10 @@ def _adapters_line(contract: Contract) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the catalogue, or one hook's contract and documentation."""
-    from hermes_hooks.cli import print_json
-    from hermes_hooks.hookspecs import CATALOGUE
 
     names = list(CATALOGUE)
     if args.hook:
         if args.hook not in CATALOGUE:
-            from hermes_hooks._manager import unknown_hook  # loaded only on this path
-
             raise unknown_hook(args.hook)
         names = [args.hook]
     rows: list[dict[str, Any]] = [

@@ -10,7 +10,15 @@ The exit code is 1 when any finding is an error.
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from typing import TYPE_CHECKING
+
+from hermes_hooks._escape import escape_lines
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+from hermes_hooks.cli._run import load_home, print_json
+from hermes_hooks.config import check_config
+from hermes_hooks.sources import every_source
+from hermes_hooks.telemetry import check_telemetry
 
 if TYPE_CHECKING:
     from hermes_hooks.report import Finding
@@ -25,13 +33,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
-    from dataclasses import asdict  # deferred, as every import here: --help lists us
-
-    from hermes_hooks._escape import escape_lines
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
-    from hermes_hooks.config import check_config
-    from hermes_hooks.sources import every_source
-    from hermes_hooks.telemetry import check_telemetry
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
     with load_home(args, surface="gateway", inspect=True) as hooks:

@@ -14,12 +14,31 @@ print (``print``, child processes) goes to stderr, so stdout holds only the repo
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import logging
+import threading
 import time
+from dataclasses import asdict
 from typing import Any
 
+from hermes_hooks._context import LoadContext
+from hermes_hooks._escape import escape_lines
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.cli._stdout import hook_output_to_stderr
+from hermes_hooks.config import read_config, resolve_home
 from hermes_hooks.errors import ConfigError, UnknownHookError
+from hermes_hooks.gateway import source as gateway
+from hermes_hooks.gateway.events import (
+    COMMAND_PREFIX,
+    context_keys,
+    is_known_event,
+    is_wildcard,
+    suggest_event,
+)
+from hermes_hooks.hooks import Hooks
 
 _MARKS = {"ok": "✓", "error": "✗", "timeout": "✗", "skipped": "–", "dropped": "✗"}
 
@@ -49,7 +68,6 @@ def _parse_context(text: str) -> dict[str, Any]:
 
 
 def _check_event(event: str) -> None:
-    from hermes_hooks.gateway.events import is_known_event, is_wildcard, suggest_event
 
     if is_wildcard(event):
         raise UnknownHookError(
@@ -70,10 +88,6 @@ class _Collect(logging.Handler):
 
 
 async def _fire(hooks: Any, event: str, context: dict[str, Any], wait: float) -> dict[str, Any]:
-    import asyncio  # here, not at the top: ``hermes-hooks --help`` does not need it
-    import threading
-
-    from hermes_hooks.gateway.events import COMMAND_PREFIX
 
     emitter = hooks.gateway
     records: list[Any] = []
@@ -116,7 +130,6 @@ def _fire_capturing_logs(
     hooks: Any, event: str, context: dict[str, Any], wait: float
 ) -> tuple[dict[str, Any], list[str]]:
     """Run :func:`_fire`, collecting the INFO+ log records written meanwhile."""
-    import asyncio
 
     root = logging.getLogger()
     collect = _Collect()
@@ -138,10 +151,6 @@ def _fire_capturing_logs(
 
 
 def _load(args: argparse.Namespace) -> Any:
-    from hermes_hooks._context import LoadContext
-    from hermes_hooks.config import read_config, resolve_home
-    from hermes_hooks.gateway import source as gateway
-    from hermes_hooks.hooks import Hooks
 
     root = resolve_home(getattr(args, "home", None))
     context = LoadContext(home=root, surface="gateway").with_config(read_config(root))
@@ -152,10 +161,6 @@ def _load(args: argparse.Namespace) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Fire the event and print each hook's outcome; exit 1 if any failed or denied."""
-    import contextlib  # deferred, as every import here: --help lists us
-
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
-    from hermes_hooks.cli._stdout import hook_output_to_stderr
 
     event = args.event.strip()
     _check_event(event)
@@ -184,10 +189,6 @@ def _report(
     logs: list[str],
 ) -> None:
     """Print what the hooks did: the ``--json`` object or the text lines."""
-    from dataclasses import asdict
-
-    from hermes_hooks.cli import print_json
-    from hermes_hooks.gateway.events import context_keys
 
     missing = [k for k in context_keys(event) if k not in context]
     decision = result["decision"]
@@ -221,7 +222,6 @@ def _jsonable(value: Any) -> bool:
 
 
 def _print_text(event: str, result: dict[str, Any], missing: list[str], logs: list[str]) -> None:
-    from hermes_hooks._escape import escape_lines
 
     lines: list[str] = []  # each escaped whole when shown: hooks' text is untrusted
     subscribers = result["subscribers"]

@@ -28,10 +28,23 @@ import argparse
 import contextlib
 import os
 import sys
+import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the converter loads with the command, not with ``--help``
+from hermes_hooks.claude.import_settings import (
+    approve_line,
+    consent_key,
+    default_files,
+    describe_path,
+    run_import,
+)
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+from hermes_hooks.cli._run import load_home, print_json
+from hermes_hooks.cli.config_edit import ConfigEditError, add_entries, render_items
+
+if TYPE_CHECKING:
     from hermes_hooks.claude.import_settings import Converted, Import
 
 #: ``--write`` creates the home, so a missing ``--home`` is not an error here.
@@ -62,7 +75,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def render_yaml(result: Import) -> str:
     """The new entries as a ``hooks:`` block, with the report as YAML comments."""
-    from hermes_hooks.cli.config_edit import render_items
 
     new = [c for c in result.entries if not c.present]
     lines = ["# Claude Code hooks converted by hermes-hooks import-claude."]
@@ -86,7 +98,6 @@ def render_yaml(result: Import) -> str:
 
 def report_lines(result: Import) -> list[str]:
     """What was not converted, notes per entry, wrappers, and how to approve."""
-    from hermes_hooks.claude.import_settings import approve_line, consent_key
 
     lines: list[str] = []
     for source in result.files:
@@ -131,7 +142,6 @@ def report_lines(result: Import) -> list[str]:
 
 
 def _atomic_write(path: Path, text: str, mode: int) -> None:
-    import tempfile  # with the command, not with ``--help``
 
     descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
@@ -153,7 +163,6 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
     Returns (config path, backup path or None, whether the comments of ``hooks:`` were
     kept).  Raises ``OSError`` or :class:`~hermes_hooks.cli.config_edit.ConfigEditError`.
     """
-    from hermes_hooks.cli.config_edit import add_entries
 
     new = [c for c in result.entries if not c.present]
     for converted in new:
@@ -178,8 +187,6 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
     home.mkdir(parents=True, exist_ok=True)
     backup = None
     if text:
-        from datetime import datetime, timezone
-
         stamp = datetime.now(tz=timezone.utc).strftime("%Y%m%dT%H%M%SZ")
         backup = path.with_name(f"config.yaml.bak-{stamp}")
         _atomic_write(backup, text, mode)
@@ -192,13 +199,6 @@ def write_import(result: Import, home: Path) -> tuple[Path, Path | None, bool]:
 
 def run(args: argparse.Namespace) -> int:
     """Convert, then print the YAML or write it."""
-    from hermes_hooks.claude.import_settings import (
-        default_files,
-        describe_path,
-        run_import,
-    )
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
-    from hermes_hooks.cli.config_edit import ConfigEditError
 
     files = [f for p in args.settings for f in describe_path(Path(p))] or default_files()
     hooks = load_home(args, inspect=True)

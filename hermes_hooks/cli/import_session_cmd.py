@@ -28,8 +28,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_hooks.claude.import_transcript import read_transcript, transcripts
+from hermes_hooks.claude.tools import tool_table
+from hermes_hooks.cli import EXIT_OK
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.config import read_config, resolve_home
+from hermes_hooks.errors import RecordingError
+from hermes_hooks.host.import_draft import ImportReport
+from hermes_hooks.host.import_hermes import SQLITE_MAGIC, read_state_db, read_trajectories
+
 if TYPE_CHECKING:
-    from hermes_hooks.host.import_draft import Draft, ImportReport
+    from hermes_hooks.host.import_draft import Draft
 
 
 EPILOG = (
@@ -94,8 +103,6 @@ def file_name(session_id: str, *, hashed: bool = False) -> str:
 
 
 def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator[tuple[str, Draft]]:
-    from hermes_hooks.errors import RecordingError
-    from hermes_hooks.host.import_hermes import SQLITE_MAGIC, read_state_db, read_trajectories
 
     if source.is_dir():
         source = source / "state.db"
@@ -117,10 +124,6 @@ def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator
 def _claude(
     source: Path, report: ImportReport, session: str | None, home: str | None
 ) -> Iterator[tuple[str, Draft]]:
-    from hermes_hooks.claude.import_transcript import read_transcript, transcripts
-    from hermes_hooks.claude.tools import tool_table
-    from hermes_hooks.config import read_config, resolve_home
-    from hermes_hooks.errors import RecordingError
 
     if not source.exists():
         raise RecordingError(f"{source}: no such file or directory")
@@ -139,9 +142,6 @@ def _claude(
 
 def run(args: argparse.Namespace) -> int:
     """Read the sessions, write one recording each, report what was skipped."""
-    from hermes_hooks.cli import EXIT_OK, print_json
-    from hermes_hooks.errors import RecordingError
-    from hermes_hooks.host.import_draft import ImportReport
 
     report = ImportReport()
     source = Path(args.source).expanduser()
@@ -210,7 +210,6 @@ def _directory_targets(
 
 def _refuse_existing(paths: list[Path]) -> None:
     """Refuse, before writing anything, when a recording would be overwritten."""
-    from hermes_hooks.errors import RecordingError
 
     existing = [path for path in paths if path.exists() or path.is_symlink()]
     if not existing:
@@ -223,7 +222,6 @@ def _refuse_existing(paths: list[Path]) -> None:
 
 
 def _write(path: Path, lines: list[dict[str, object]]) -> str:
-    from hermes_hooks.errors import RecordingError
 
     text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     try:

@@ -10,6 +10,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from hermes_hooks._escape import escape_lines
+from hermes_hooks.cli._run import load_home, print_json
+from hermes_hooks.sources import every_source
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``list`` takes only the common options."""
@@ -17,9 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
-    from hermes_hooks._escape import escape_lines
-    from hermes_hooks.cli import load_home, print_json
-    from hermes_hooks.sources import every_source
 
     # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
     with load_home(args, surface="gateway", inspect=True) as hooks:

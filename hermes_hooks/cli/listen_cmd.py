@@ -22,13 +22,12 @@ import json
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from hermes_hooks._escape import escape, escape_json
-
-if TYPE_CHECKING:
-    from http.server import BaseHTTPRequestHandler
-
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE
+from hermes_hooks.webhooks import Deduplicator, VerificationError, verify
 
 _MAX_BODY = 10 * 1024 * 1024
 
@@ -57,7 +56,6 @@ class _Receiver:
     """State shared by the request handlers: verification settings and output."""
 
     def __init__(self, args: argparse.Namespace, secrets: list[str] | None) -> None:
-        from hermes_hooks.webhooks import Deduplicator
 
         self.args = args
         self.secrets = secrets
@@ -68,7 +66,6 @@ class _Receiver:
 
     def check(self, body: bytes, headers: Any) -> tuple[int, dict[str, Any]]:
         """The status to answer and the record to print for one request."""
-        from hermes_hooks.webhooks import VerificationError, verify
 
         record: dict[str, Any] = {
             "event": headers.get("X-Hermes-Event"),
@@ -122,9 +119,6 @@ def _text(record: dict[str, Any]) -> str:
 
 
 def _handler(receiver: _Receiver) -> type[BaseHTTPRequestHandler]:
-    # http.server is imported here: ``hermes-hooks --help`` should not pay for it.
-    from http.server import BaseHTTPRequestHandler
-
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the delivery lanes use it
 
@@ -151,9 +145,6 @@ def _handler(receiver: _Receiver) -> type[BaseHTTPRequestHandler]:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted (or ``--count`` requests were handled)."""
-    from http.server import ThreadingHTTPServer
-
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE
 
     if not 0 <= args.port <= 65535:
         print(

@@ -16,13 +16,24 @@ the next Hermes process to carry on.  It runs no plugin or shell hook.
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._escape import escape
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.config import read_config, resolve_home
+from hermes_hooks.webhooks.delivery import DurableLane, flush_lanes
+from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
+from hermes_hooks.webhooks.targets import parse_outbound
+from hermes_hooks.webhooks.urls import redact_urls
+
 if TYPE_CHECKING:
-    from hermes_hooks.webhooks.outbox import Outbox, Row
+    from hermes_hooks.webhooks.outbox import Row
 
 
 _ACTIONS = ("list", "show", "redeliver", "purge")
@@ -48,13 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _when(epoch: float | None) -> str:
     if epoch is None:
         return "-"
-    from datetime import datetime, timezone
 
     return datetime.fromtimestamp(epoch, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _row_json(row: Row) -> dict[str, Any]:
-    from hermes_hooks.webhooks.urls import redact_urls
 
     return {
         "id": row.id,
@@ -72,7 +81,6 @@ def _row_json(row: Row) -> dict[str, Any]:
 
 
 def _row_line(row: Row) -> str:
-    from hermes_hooks.webhooks.urls import redact_urls
 
     when = f"next {_when(row.next_attempt)}" if row.state == "pending" else "dead"
     error = f"  last error: {redact_urls(row.last_error)}" if row.last_error else ""
@@ -83,7 +91,6 @@ def _row_line(row: Row) -> str:
 
 
 def _open(home: Path) -> Outbox | None:
-    from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 
     path = home / OUTBOX_FILE
     return Outbox(path) if path.exists() else None
@@ -99,8 +106,6 @@ def _selected(outbox: Outbox, args: argparse.Namespace) -> list[Row] | None:
 
 
 def _list(outbox: Outbox | None, args: argparse.Namespace, home: Path) -> int:
-    from hermes_hooks._escape import escape
-    from hermes_hooks.cli import print_json
 
     state = None if args.state == "all" else args.state
     rows = outbox.rows(state=state, target=args.target) if outbox is not None else []
@@ -116,8 +121,6 @@ def _list(outbox: Outbox | None, args: argparse.Namespace, home: Path) -> int:
 
 
 def _show(outbox: Outbox | None, args: argparse.Namespace) -> int:
-    from hermes_hooks._escape import escape
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE, print_json
 
     if len(args.ids) != 1:
         print("hermes-hooks outbox show: give exactly one event id", file=sys.stderr)
@@ -136,17 +139,12 @@ def _show(outbox: Outbox | None, args: argparse.Namespace) -> int:
 
 
 def _durable_targets(home: Path) -> dict[str, Any]:
-    from hermes_hooks.config import read_config
-    from hermes_hooks.webhooks.targets import parse_outbound
 
     targets, _ = parse_outbound(read_config(home), str(home / "config.yaml"))
     return {t.label: t for t in targets if t.durable}
 
 
 def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: Path) -> int:
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
-    from hermes_hooks.webhooks.delivery import DurableLane, flush_lanes
-    from hermes_hooks.webhooks.urls import redact_urls
 
     outbox.redeliver([r.id for r in rows], time.time())
     targets = _durable_targets(home)
@@ -186,17 +184,11 @@ def _redeliver(outbox: Outbox, rows: list[Row], args: argparse.Namespace, home: 
 def run(args: argparse.Namespace) -> int:
     """Run the chosen outbox action on the home's outbox; a file that is not a readable
     outbox is a clear error, not a traceback."""
-    import sqlite3  # deferred, as every import here: --help lists this command
-
-    from hermes_hooks.cli import EXIT_FAILURE
-    from hermes_hooks.config import resolve_home
 
     home = resolve_home(getattr(args, "home", None))
     try:
         return _run(args, home)
     except (sqlite3.DatabaseError, OSError) as exc:  # not an outbox, damaged, unreadable
-        from hermes_hooks.webhooks.outbox import OUTBOX_FILE
-
         print(
             f"hermes-hooks outbox: cannot read {home / OUTBOX_FILE} ({exc}). Fix: if it is "
             "damaged, move it aside (its events are then lost) or restore it from a backup",
@@ -206,7 +198,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, home: Path) -> int:
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE, print_json
 
     outbox = _open(home)
     try:

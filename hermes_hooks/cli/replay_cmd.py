@@ -24,11 +24,25 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from hermes_hooks._escape import escape_json, escape_lines
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hermes_hooks.cli._stdout import hook_output_to_stderr
+from hermes_hooks.errors import RecordingError
+from hermes_hooks.host.job import FAIL_ON, ReplayOptions, replay_file, write_to
+from hermes_hooks.host.junit import write_junit
+from hermes_hooks.host.loop import APPROVAL_POLICIES
+from hermes_hooks.host.recording import scan_recording
+from hermes_hooks.host.timeline import Summary, summary_lines
+from hermes_hooks.host.worker import run_in_worker
+from hermes_hooks.telemetry.otlp import exporting
+
 if TYPE_CHECKING:
-    from hermes_hooks.host.job import ReplayOptions, ReplayResult
+    from hermes_hooks.host.job import ReplayResult
     from hermes_hooks.host.recording import Header
 
 EPILOG = (
@@ -44,8 +58,6 @@ PROGRESS_AFTER = 1.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Paths, the CI gate, safety switches, the approval policy and display options."""
-    from hermes_hooks.host.job import FAIL_ON
-    from hermes_hooks.host.loop import APPROVAL_POLICIES
 
     parser.add_argument(
         "paths",
@@ -131,7 +143,6 @@ def expand_paths(paths: list[str]) -> list[str]:
     """Files, directories (their ``*.jsonl`` files, recursively, sorted) and globs
     (sorted matches), in the order given.  A directory or pattern that matches nothing
     is a usage error (a missing file is reported when it is read)."""
-    from hermes_hooks.errors import RecordingError
 
     found: list[str] = []
     for given in paths:
@@ -175,7 +186,6 @@ class _Progress:
 
 
 def _options(args: argparse.Namespace) -> ReplayOptions:
-    from hermes_hooks.host.job import ReplayOptions
 
     return ReplayOptions(
         home=getattr(args, "home", None),
@@ -199,7 +209,6 @@ def _run_all(
     report: IO[str],
     separator: Callable[[int], str],
 ) -> list[ReplayResult]:
-    from hermes_hooks.host.job import replay_file, write_to
 
     results: list[ReplayResult] = []
     write = write_to(report)
@@ -214,9 +223,6 @@ def _run_all(
                 if progress is not None:
                     progress.clear()
         return results
-    from concurrent.futures import ThreadPoolExecutor
-
-    from hermes_hooks.host.worker import run_in_worker
 
     # Each recording in its own worker process; the threads here only wait for them.
     with ThreadPoolExecutor(min(workers, len(jobs))) as pool:
@@ -234,7 +240,6 @@ def run(args: argparse.Namespace) -> int:
     endpoint = getattr(args, "otlp_endpoint", None)
     if not endpoint:
         return _replay(args)
-    from hermes_hooks.telemetry.otlp import exporting
 
     args.jobs = 1
     with exporting(endpoint):
@@ -242,13 +247,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from dataclasses import asdict  # deferred: --help lists this command
-
-    from hermes_hooks._escape import escape_json, escape_lines
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
-    from hermes_hooks.host.job import FAIL_ON
-    from hermes_hooks.host.recording import scan_recording
-    from hermes_hooks.host.timeline import Summary, summary_lines
 
     if args.jobs < 1:
         print("hermes-hooks: --jobs must be at least 1", file=sys.stderr)
@@ -262,8 +260,6 @@ def _replay(args: argparse.Namespace) -> int:
         if js:
             return '{"replays": [\n' if number == 0 else ",\n"
         return "" if number == 0 else "\n"
-
-    from hermes_hooks.cli._stdout import hook_output_to_stderr
 
     with hook_output_to_stderr() as report:
         results = _run_all(jobs, options, args.jobs, report, separator)
@@ -293,14 +289,11 @@ def _replay(args: argparse.Namespace) -> int:
                 report.write(_failure_text(results, failed, crashed))
         report.flush()
     if args.junit_xml:
-        from hermes_hooks.host.junit import write_junit
-
         write_junit(args.junit_xml, results, options.fail_on, getattr(args, "home", None))
     return EXIT_FAILURE if failed or crashed else EXIT_OK
 
 
 def _failure_text(results: list[Any], failed: list[str], crashed: list[Any]) -> str:
-    from hermes_hooks._escape import escape_lines
 
     causes = [f"--fail-on {' and '.join(failed)}"] if failed else []
     if crashed:

@@ -9,6 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hermes_hooks._escape import escape
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+from hermes_hooks.cli._run import print_json
+from hermes_hooks.config import resolve_home
+from hermes_hooks.shell import consent
+
 #: Byte-exact: the reference prints this text and users port scripts from it (D-84).
 RUNNING_NOTE = "Running CLI / gateway processes stop calling it at its next firing."
 
@@ -20,10 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Remove the approvals and say how many went."""
-    from hermes_hooks._escape import escape
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, print_json
-    from hermes_hooks.config import resolve_home
-    from hermes_hooks.shell import consent
 
     command = " ".join(args.command).strip()
     allowlist = consent.Allowlist(resolve_home(getattr(args, "home", None)))

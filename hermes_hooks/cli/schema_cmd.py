@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from hermes_hooks._manager import unknown_hook
+from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.schemas import all_schemas, render
+
 _FILES = {
     "shell-stdout": "shell-stdout.schema.json",
     "hook-yaml": "hook-yaml.schema.json",
@@ -26,16 +30,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the schema (always JSON; ``--json`` changes nothing)."""
-    from hermes_hooks.hookspecs import CATALOGUE
-    from hermes_hooks.schemas import all_schemas, render
 
     if args.name in _FILES:
         key = _FILES[args.name]
     elif args.name in CATALOGUE:
         key = f"{args.wire}/{args.name}.schema.json"
     else:
-        from hermes_hooks._manager import unknown_hook  # loaded only on this path
-
         raise unknown_hook(args.name)
     print(render(all_schemas()[key]), end="")
     return 0

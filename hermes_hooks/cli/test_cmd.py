@@ -19,7 +19,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks._contract import ShellUse
+from hermes_hooks._escape import escape_lines
 from hermes_hooks._log import get_logger
+from hermes_hooks._manager import suggest_hook
+from hermes_hooks.claude.tables import event_for_key
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hermes_hooks.cli._run import load_home, print_json
+from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
+from hermes_hooks.cli.shell_views import approve_hint, describe_entry, outcome_json, outcome_lines
+from hermes_hooks.config import read_config, resolve_home
+from hermes_hooks.envelope import TOOL_EVENTS
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.shell import consent
+from hermes_hooks.shell.config import parse_hooks
+from hermes_hooks.shell.hook import run_once
+from hermes_hooks.shell.pin import resolve
+from hermes_hooks.shell.pin_check import refusal
+from hermes_hooks.synthetic import synthetic_payload
 
 log = get_logger("hermes_hooks.cli")
 
@@ -59,9 +76,6 @@ def _read_payload_file(name: str) -> dict[str, Any] | str | None:
 
 
 def _unknown_event(args: argparse.Namespace) -> int:
-    from hermes_hooks._manager import suggest_hook
-    from hermes_hooks.cli import EXIT_USAGE, print_json
-    from hermes_hooks.hookspecs import VALID_HOOKS
 
     valid = sorted(VALID_HOOKS)
     tail = suggest_hook(args.event)
@@ -77,14 +91,6 @@ def _unknown_event(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Fire every Python callback of ``args.event``, then every matching, allowlisted
     shell hook of it, once each."""
-    from hermes_hooks._contract import ShellUse
-    from hermes_hooks._escape import escape_lines
-    from hermes_hooks.claude.tables import event_for_key
-    from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, load_home, print_json
-    from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
-    from hermes_hooks.envelope import TOOL_EVENTS
-    from hermes_hooks.hookspecs import CATALOGUE
-    from hermes_hooks.synthetic import synthetic_payload
 
     event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     if event not in CATALOGUE:
@@ -158,18 +164,6 @@ def _fire_shell(
 ) -> tuple[list[Any], list[dict[str, Any]], list[str], str | None]:
     """Fire the matching, allowlisted shell hooks of ``event``: (the entries, a JSON
     report per entry, the text lines, the consent bypass in effect)."""
-    from hermes_hooks.cli.shell_views import (
-        approve_hint,
-        describe_entry,
-        outcome_json,
-        outcome_lines,
-    )
-    from hermes_hooks.config import read_config, resolve_home
-    from hermes_hooks.shell import consent
-    from hermes_hooks.shell.config import parse_hooks
-    from hermes_hooks.shell.hook import run_once
-    from hermes_hooks.shell.pin import resolve
-    from hermes_hooks.shell.pin_check import refusal
 
     home = resolve_home(getattr(args, "home", None))
     config = read_config(home)

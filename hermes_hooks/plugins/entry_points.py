@@ -52,16 +52,32 @@ def _only_path_finders() -> bool:
     directories the way :func:`_metadata_files` does (the standard path finder, or
     ``importlib_metadata``'s own once imported): another finder may know of
     distributions this module cannot see."""
+    known = _backport_finders()
     for finder in sys.meta_path:
         if getattr(finder, "find_distributions", None) is None:
             continue
-        if finder is importlib.machinery.PathFinder:
-            continue
-        kind = type(finder)
-        if kind.__module__ == "importlib_metadata" and kind.__name__ == "MetadataPathFinder":
+        if finder is importlib.machinery.PathFinder or isinstance(finder, known):
             continue
         return False
     return True
+
+
+#: ``importlib_metadata.MetadataPathFinder`` as seen so far (its finder stays on
+#: ``sys.meta_path`` even if the module is later hidden from ``sys.modules``).
+_BACKPORT_FINDERS: set[type] = set()
+
+
+def _backport_finders() -> tuple[type, ...]:
+    """The classes of ``importlib_metadata``'s finder: the backport puts an instance on
+    ``sys.meta_path`` when it is imported, so it is in ``sys.modules`` by then and need
+    not be imported here."""
+    finder = getattr(sys.modules.get("importlib_metadata"), "MetadataPathFinder", None)
+    if isinstance(finder, type):
+        _BACKPORT_FINDERS.add(finder)
+    return tuple(_BACKPORT_FINDERS)
+
+
+_backport_finders()
 
 
 def _metadata_files(root: object) -> Iterator[str] | None:

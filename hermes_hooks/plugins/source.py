@@ -32,9 +32,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._imports import import_file
 from hermes_hooks._log import exception_text, get_logger
+from hermes_hooks._manager import unknown_registration
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
+from hermes_hooks.plugins.entry_points import may_declare
+from hermes_hooks.plugins.gate_answers import ignored_answers
+from hermes_hooks.plugins.tool_rules import report
 from hermes_hooks.sources import Source, Unloaded
 
 # The plugin ``ctx``, the importer and the report load when a plugin is found (or when
@@ -46,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
-    "PluginContext",
     "PluginRecord",
     "PythonSource",
     "load",
@@ -141,8 +146,6 @@ class PythonSource:
     def check(self) -> list[Finding]:
         """Load failures, refused callbacks, gate answers that are ignored, and loose
         permissions, for ``doctor``."""
-        from hermes_hooks.hookspecs import CATALOGUE
-        from hermes_hooks.plugins.gate_answers import ignored_answers
         from hermes_hooks.plugins.report import check_python_plugins
 
         answers: dict[str, list[str]] = {}
@@ -309,7 +312,6 @@ class PythonSource:
         return record, self._load_directory
 
     def _load_directory(self, record: PluginRecord) -> None:
-        from hermes_hooks._imports import import_file
 
         assert record.path is not None
         path = Path(record.path)
@@ -355,7 +357,6 @@ class PythonSource:
     def _entry_point_candidates(
         self,
     ) -> Iterator[tuple[PluginRecord, Callable[[PluginRecord], None]]]:
-        from hermes_hooks.plugins.entry_points import may_declare
 
         if not may_declare(ENTRY_POINT_GROUPS):  # most environments: skip the costly scan
             return
@@ -380,10 +381,7 @@ class PythonSource:
         show about its hookimpls: names outside the catalogue, and parameters that
         resemble a payload field but are never passed (errors where they switch a
         guard off, else warnings)."""
-        from hermes_hooks._manager import unknown_registration
-        from hermes_hooks.hookspecs import VALID_HOOKS
         from hermes_hooks.plugins.context import parameter_problem
-        from hermes_hooks.plugins.tool_rules import report
 
         manager = self._context.manager
         manager.register(target, name=record.key)
@@ -522,13 +520,3 @@ def unloaded(context: LoadContext) -> Source:
     from hermes_hooks.plugins.report import python_section
 
     return Unloaded("python", lambda: python_section([]), list)
-
-
-def __getattr__(name: str) -> Any:
-    # PluginContext is public here too; importing it loads what only a found plugin
-    # needs, so it loads on first use.
-    if name == "PluginContext":
-        from hermes_hooks.plugins.context import PluginContext
-
-        return PluginContext
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,6 +45,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import exception_text, excerpt, get_logger, warn_once
+from hermes_hooks._version import __version__
+from hermes_hooks._workers import run_coroutine
 from hermes_hooks.hookspecs import VALID_HOOKS
 from hermes_hooks.telemetry.metrics import (
     SCOPE,
@@ -173,8 +175,6 @@ def _call_through(
 ) -> Any:
     result = function(*args, **kwargs)
     if inspect.iscoroutine(result):
-        from hermes_hooks._workers import run_coroutine
-
         return run_coroutine(result)
     return result
 
@@ -325,8 +325,6 @@ class Telemetry:
 
     def _make_instruments(self) -> None:
         from opentelemetry import trace
-
-        from hermes_hooks._version import __version__
 
         _otel.bind()
         tracer = trace.get_tracer(
@@ -605,8 +603,6 @@ def replay_span(path: str) -> Iterator[None]:
         yield
         return
     from opentelemetry import trace
-
-    from hermes_hooks._version import __version__
 
     tracer = trace.get_tracer(
         INSTRUMENTATION_NAME, __version__, tracer_provider=PROVIDERS["tracer"]

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hermes_hooks.errors import ConfigError
+from hermes_hooks.telemetry import set_providers
 
 __all__ = ["EXTRA", "exporting", "traces_url"]
 
@@ -51,7 +52,6 @@ def exporting(endpoint: str, service: str = "hermes-hooks replay") -> Iterator[A
             f"--otlp-endpoint needs the OpenTelemetry SDK and OTLP/HTTP exporter "
             f"({exc.name or exc} is missing). Fix: pip install '{EXTRA}'"
         ) from None
-    from hermes_hooks.telemetry import set_providers
 
     provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=url)))

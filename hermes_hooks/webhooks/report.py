@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hermes_hooks.report import Finding, Section
+from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from hermes_hooks.webhooks.urls import redact_urls
 
 if TYPE_CHECKING:
@@ -104,7 +105,6 @@ def _target_findings(record: TargetRecord) -> list[Finding]:
 
 
 def _outbox_findings(home: Path, source: OutboundSource) -> list[Finding]:
-    from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 
     path = home / OUTBOX_FILE
     findings: list[Finding] = []

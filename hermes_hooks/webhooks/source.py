@@ -27,6 +27,7 @@ from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.sources import Source, Unloaded
 from hermes_hooks.telemetry import trace_headers
+from hermes_hooks.webhooks.urls import redact_urls
 
 # The parser, the report and the wire format load when a home has targets (or when
 # ``list`` and ``doctor`` ask): a home without ``hooks.outbound`` never needs them.
@@ -103,7 +104,6 @@ class OutboundSource:
 
     def records(self) -> list[TargetRecord]:
         """Every entry of ``hooks.outbound``, loaded or skipped, in list order."""
-        from hermes_hooks.webhooks.urls import redact_urls
 
         records = [
             TargetRecord(
