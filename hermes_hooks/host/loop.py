@@ -47,6 +47,7 @@ from hermes_hooks.host.gateway import (
 from hermes_hooks.host.model_calls import ModelCalls
 from hermes_hooks.host.payloads import (
     GATEWAY_TEXT_LIMIT,
+    SessionRotation,
     builtin_classification,
 )
 from hermes_hooks.host.recording import (
@@ -385,41 +386,20 @@ class ReferenceHost(ModelCalls, ToolCalls):
         gateway = self.surface == "gateway"
         self._emit("session:end", {**self._gateway_base(), "session_key": self._session_key})
         self.session = SessionState(new)  # the replacement exists before the hooks run
-        reason = "new_session"
-        if gateway:  # only a gateway reset names the old and the new session
-            self._fire(
-                "on_session_finalize",
-                lambda: self.hooks.on_session_finalize(
-                    session_id=old,
-                    platform=platform,
-                    reason=reason,
-                    old_session_id=old,
-                    new_session_id=new,
-                ),
-            )
-            self._fire(
-                "on_session_reset",
-                lambda: self.hooks.on_session_reset(
-                    session_id=new,
-                    platform=platform,
-                    reason=reason,
-                    old_session_id=old,
-                    new_session_id=new,
-                ),
-            )
-        else:
-            self._fire(
-                "on_session_finalize",
-                lambda: self.hooks.on_session_finalize(
-                    session_id=old, platform=platform, reason=reason
-                ),
-            )
-            self._fire(
-                "on_session_reset",
-                lambda: self.hooks.on_session_reset(
-                    session_id=new, platform=platform, reason=reason
-                ),
-            )
+        # Only a gateway reset names the old and the new session.
+        rotation = SessionRotation(old_session_id=old, new_session_id=new) if gateway else {}
+        self._fire(
+            "on_session_finalize",
+            lambda: self.hooks.on_session_finalize(
+                session_id=old, platform=platform, reason="new_session", **rotation
+            ),
+        )
+        self._fire(
+            "on_session_reset",
+            lambda: self.hooks.on_session_reset(
+                session_id=new, platform=platform, reason="new_session", **rotation
+            ),
+        )
         self._emit("session:reset", {**self._gateway_base(), "session_key": self._session_key})
         self.timeline.entry.notes.append(f"session {old} closed; new session {new}")
 

@@ -21,6 +21,7 @@ __all__ = [
     "TERMINAL_OUTPUT_CAP",
     "ApiAttempt",
     "ApprovalRequest",
+    "SessionRotation",
     "StreamTurn",
     "ToolIds",
     "ToolResult",
@@ -103,6 +104,14 @@ class ToolResult(TypedDict):
     status: str
     error_type: str | None
     error_message: str | None
+
+
+class SessionRotation(TypedDict, total=False):
+    """The old and the new session id that a gateway reset adds to
+    ``on_session_finalize`` and ``on_session_reset`` (absent on other surfaces)."""
+
+    old_session_id: str
+    new_session_id: str
 
 
 class ApprovalRequest(TypedDict):
