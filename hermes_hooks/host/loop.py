@@ -218,7 +218,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
 
         ``call`` is the typed facade call of that very hook (``lambda:
         self.hooks.<hook>(...)``), so the type checker holds every field to the hook's
-        signature; a test holds the name to the method called.
+        signature; a test holds the name to the method called.  The facade is called
+        even when no callback listens: a gate's answer carries the arguments the tool
+        runs with.
         """
         return self._run(self._open(hook, step), call)
 
