@@ -6,10 +6,11 @@ hookspec module keeps each under the size limit; ``_facade/__init__.py`` joins t
 classes into :class:`HookCalls`, which :class:`~hermes_hooks.hooks.Hooks` inherits.
 
 Each hook becomes a keyword-only method typed from its hookspec signature, with
-``**extra: Any`` for fields a host adds, the spec's docstring, the type of the answer
-its selection produces, and an async twin ``a<hook>`` typed from it.  Type checkers see those
-declarations; at run time each name is bound by
-:func:`hermes_hooks._facade._runtime.twins`.
+``**extra: Any`` for fields a host adds, a default for the fields the spec lets a
+firing leave out (:data:`~hermes_hooks._facade._runtime.MAY_BE_ABSENT`), the spec's
+docstring, the type of the answer its selection produces, and an async twin
+``a<hook>`` typed from it.  Type checkers see those declarations; at run time each name
+is bound by :func:`hermes_hooks._facade._runtime.twins`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from hermes_hooks._contract import Contract, Selection
+from hermes_hooks._facade._runtime import MAY_BE_ABSENT
 from hermes_hooks._select import AGGREGATORS
 from hermes_hooks.hookspecs import CATALOGUE, SPEC_MODULES
 
@@ -65,7 +67,11 @@ def _declaration(contract: Contract) -> str:
     """The typed method (``self`` positional-only, so :func:`async_twin` can type its
     twin from it) and the twin, typed from the method."""
     indent = " " * 8
-    params = "".join(f"{indent}    {f.name}: {f.type},\n" for f in contract.fields)
+    absent = MAY_BE_ABSENT.get(contract.name, frozenset())
+    params = "".join(
+        f"{indent}    {f.name}: {f.type}{' = ...' if f.name in absent else ''},\n"
+        for f in contract.fields
+    )
     return (
         f"{indent}def {contract.name}(\n"
         f"{indent}    self,\n"

@@ -19,7 +19,19 @@ from hermes_hooks.hookspecs import CATALOGUE
 if TYPE_CHECKING:
     from hermes_hooks.config import Settings
 
-__all__ = ["FacadeBase", "twins"]
+__all__ = ["MAY_BE_ABSENT", "FacadeBase", "twins"]
+
+#: Fields the spec makes optional, present only on some paths: exit paths add
+#: ``reason``/``api_request_id`` to ``on_session_end``; only gateway resets carry the
+#: old and new session ids; only smart approvals say ``decided_by``.  Their typed
+#: parameters get a default so that a host which leaves them out type-checks; the
+#: payload still holds only the keywords the host passed.
+MAY_BE_ABSENT: dict[str, frozenset[str]] = {
+    "on_session_end": frozenset({"reason", "api_request_id"}),
+    "on_session_finalize": frozenset({"reason", "old_session_id", "new_session_id"}),
+    "on_session_reset": frozenset({"reason", "old_session_id", "new_session_id"}),
+    "post_approval_response": frozenset({"decided_by"}),
+}
 
 Sync = Callable[..., Any]
 Async = Callable[..., Coroutine[Any, Any, Any]]
@@ -58,7 +70,16 @@ def _signature(name: str) -> inspect.Signature:
     contract = CATALOGUE[name]
     keyword = inspect.Parameter.KEYWORD_ONLY
     params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    params += [inspect.Parameter(f.name, keyword, annotation=f.type) for f in contract.fields]
+    absent = MAY_BE_ABSENT.get(name, frozenset())
+    params += [
+        inspect.Parameter(
+            f.name,
+            keyword,
+            default=... if f.name in absent else inspect.Parameter.empty,
+            annotation=f.type,
+        )
+        for f in contract.fields
+    ]
     params.append(inspect.Parameter("extra", inspect.Parameter.VAR_KEYWORD, annotation="Any"))
     return inspect.Signature(params)
 

@@ -60,7 +60,7 @@ class ApprovalCalls(FacadeBase):
             turn_id: str,
             tool_call_id: str,
             choice: str,
-            decided_by: str | None,
+            decided_by: str | None = ...,
             **extra: Any,
         ) -> None:
             """Fire ``post_approval_response``: run its callbacks and return None.

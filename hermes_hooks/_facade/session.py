@@ -52,8 +52,8 @@ class SessionCalls(FacadeBase):
             turn_exit_reason: str,
             model: str,
             platform: str,
-            reason: str | None,
-            api_request_id: str | None,
+            reason: str | None = ...,
+            api_request_id: str | None = ...,
             **extra: Any,
         ) -> None:
             """Fire ``on_session_end``: run its callbacks and return None.
@@ -77,9 +77,9 @@ class SessionCalls(FacadeBase):
             *,
             session_id: str | None,
             platform: str,
-            reason: str,
-            old_session_id: str | None,
-            new_session_id: str | None,
+            reason: str = ...,
+            old_session_id: str | None = ...,
+            new_session_id: str | None = ...,
             **extra: Any,
         ) -> None:
             """Fire ``on_session_finalize``: run its callbacks and return None.
@@ -100,9 +100,9 @@ class SessionCalls(FacadeBase):
             *,
             session_id: str,
             platform: str,
-            reason: str,
-            old_session_id: str | None,
-            new_session_id: str | None,
+            reason: str = ...,
+            old_session_id: str | None = ...,
+            new_session_id: str | None = ...,
             **extra: Any,
         ) -> None:
             """Fire ``on_session_reset``: run its callbacks and return None.

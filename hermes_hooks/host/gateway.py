@@ -17,9 +17,12 @@ import inspect
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
 
 __all__ = ["GatewayBridge", "GatewayView", "MessageEvent", "MessageSource", "TranscriptStore"]
 
@@ -47,11 +50,11 @@ class GatewayBridge:
 
     @classmethod
     def create(
-        cls, hooks: Any, listener: Callable[[Any], None] | None = None
+        cls, hooks: Hooks, listener: Callable[[Any], None] | None = None
     ) -> GatewayBridge | None:
         """A bridge when ``hooks.gateway.emit`` is an async function, else None;
         ``listener`` receives the emitter's call record of each handler run."""
-        emitter = getattr(hooks, "gateway", None)
+        emitter = hooks.gateway
         emit = getattr(emitter, "emit", None)
         if emit is None or not inspect.iscoroutinefunction(emit):
             return None

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_hooks._log import get_logger
 from hermes_hooks.claude.input import TRANSCRIPTS
@@ -47,6 +47,7 @@ from hermes_hooks.host.gateway import (
 from hermes_hooks.host.model_calls import ModelCalls
 from hermes_hooks.host.payloads import (
     GATEWAY_TEXT_LIMIT,
+    SessionRotation,
     builtin_classification,
 )
 from hermes_hooks.host.recording import (
@@ -61,6 +62,10 @@ from hermes_hooks.host.timeline import Entry, Step, Timeline
 from hermes_hooks.host.tool_calls import ToolCalls
 from hermes_hooks.host.tools import RecordedToolRunner, ToolRunner
 from hermes_hooks.host.transcript import SessionTranscript
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+    from hermes_hooks.host.recording import Interrupt
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -80,12 +85,7 @@ APPROVAL_POLICIES = ("deny", "allow")
 #: ``agent.max_verify_nudges`` when the config does not set it (CAT-pre_verify).
 DEFAULT_MAX_VERIFY_NUDGES = 3
 
-#: A payload, or a function that builds it: built only when a callback will see it.
-Payload = dict[str, Any] | Callable[[], dict[str, Any]]
-
-#: Hooks whose answer the host reads even when no callback is registered (the allow
-#: decision carries the arguments the tool runs with).
-_ANSWER_NEEDED = frozenset({"pre_tool_call"})
+_Answer = TypeVar("_Answer")
 
 
 def read_max_verify_nudges(config: dict[str, Any]) -> int:
@@ -120,7 +120,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
 
     def __init__(
         self,
-        hooks: Any,
+        hooks: Hooks,
         *,
         runner: ToolRunner | None = None,
         approve: str = "deny",
@@ -137,9 +137,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         self.max_nudges = (
             max_verify_nudges
             if max_verify_nudges is not None
-            else read_max_verify_nudges(getattr(hooks, "config", {}) or {})
+            else read_max_verify_nudges(hooks.config or {})
         )
-        self.surface: str = getattr(hooks, "surface", "cli")
+        self.surface: str = hooks.surface
         self.fired: list[str] = []
         self._keep_fired = keep_fired
         self._on_entry = on_entry
@@ -213,24 +213,39 @@ class ReferenceHost(ModelCalls, ToolCalls):
 
     # -- firing helpers ----------------------------------------------------------------
 
-    def _fire(self, hook: str, payload: Payload, **step: Any) -> tuple[Any, Step]:
-        """Fire plugin hook ``hook`` through the facade inside a timeline step.
+    def _fire(self, hook: str, call: Callable[[], _Answer], **step: Any) -> tuple[_Answer, Step]:
+        """Fire plugin hook ``hook`` inside a timeline step; return its answer and the step.
 
-        ``payload`` may be a function that builds it: with no callback registered the
-        firing is only noted (its answer is None), so a long replay builds no history
-        payload nobody reads.
+        ``call`` is the typed facade call of that very hook (``lambda:
+        self.hooks.<hook>(...)``), so the type checker holds every field to the hook's
+        signature; a test holds the name to the method called.  The facade is called
+        even when no callback listens: a gate's answer carries the arguments the tool
+        runs with.
         """
+        return self._run(self._open(hook, step), call)
+
+    def _fire_if_heard(
+        self, hook: str, call: Callable[[], _Answer], **step: Any
+    ) -> tuple[_Answer | None, Step]:
+        """:meth:`_fire`, except that with no callback registered the firing is only
+        noted (its answer is None) and ``call`` does not run, so a long replay builds
+        no history payload nobody reads."""
+        opened = self._open(hook, step)
+        if not self.hooks.has_callbacks(hook):
+            self.timeline.close(opened)
+            return None, opened
+        return self._run(opened, call)
+
+    def _open(self, hook: str, step: dict[str, Any]) -> Step:
         opened = self.timeline.open(Step(hook, **step))
         if self._keep_fired:
             self.fired.append(hook)
-        if callable(payload):
-            if hook not in _ANSWER_NEEDED and not self.hooks.has_callbacks(hook):
-                self.timeline.close(opened)
-                return None, opened
-            payload = payload()
+        return opened
+
+    def _run(self, opened: Step, call: Callable[[], _Answer]) -> tuple[_Answer, Step]:
         started = time.perf_counter()
         try:
-            answer = getattr(self.hooks, hook)(**payload)
+            answer = call()
         finally:
             opened.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
             self.timeline.close(opened)
@@ -303,11 +318,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
             )
             decision, step = self._fire(
                 "pre_gateway_dispatch",
-                {
-                    "event": event,
-                    "gateway": GatewayView([header.platform]),
-                    "session_store": self.store,
-                },
+                lambda: self.hooks.pre_gateway_dispatch(
+                    event=event, gateway=GatewayView([header.platform]), session_store=self.store
+                ),
             )
             if decision is not None and decision.action == "skip":
                 step.outcome, step.notable = f"skipped ({decision.reason or 'no reason'})", True
@@ -336,14 +349,14 @@ class ReferenceHost(ModelCalls, ToolCalls):
         typed = text.strip().split(None, 1)[0].lstrip("/")
         self._fire(
             "pre_command",
-            {
-                "surface": self.surface,
-                "command": name,
-                "alias_used": typed.lower(),
-                "args_raw": text.strip()[len(typed) + 1 :].strip(),
-                "session_key": self._session_key,
-                "platform": header.platform,
-            },
+            lambda: self.hooks.pre_command(
+                surface=self.surface,
+                command=name,
+                alias_used=typed.lower(),
+                args_raw=text.strip()[len(typed) + 1 :].strip(),
+                session_key=self._session_key,
+                platform=header.platform,
+            ),
         )
         result = self._emit(
             f"command:{name}",
@@ -374,18 +387,21 @@ class ReferenceHost(ModelCalls, ToolCalls):
         platform = self._header.platform
         gateway = self.surface == "gateway"
         self._emit("session:end", {**self._gateway_base(), "session_key": self._session_key})
-        finalize: dict[str, Any] = {
-            "session_id": old,
-            "platform": platform,
-            "reason": "new_session",
-        }
-        reset: dict[str, Any] = {"session_id": new, "platform": platform, "reason": "new_session"}
-        if gateway:
-            finalize.update(old_session_id=old, new_session_id=new)
-            reset.update(old_session_id=old, new_session_id=new)
         self.session = SessionState(new)  # the replacement exists before the hooks run
-        self._fire("on_session_finalize", finalize)
-        self._fire("on_session_reset", reset)
+        # Only a gateway reset names the old and the new session.
+        rotation = SessionRotation(old_session_id=old, new_session_id=new) if gateway else {}
+        self._fire(
+            "on_session_finalize",
+            lambda: self.hooks.on_session_finalize(
+                session_id=old, platform=platform, reason="new_session", **rotation
+            ),
+        )
+        self._fire(
+            "on_session_reset",
+            lambda: self.hooks.on_session_reset(
+                session_id=new, platform=platform, reason="new_session", **rotation
+            ),
+        )
         self._emit("session:reset", {**self._gateway_base(), "session_key": self._session_key})
         self.timeline.entry.notes.append(f"session {old} closed; new session {new}")
 
@@ -395,7 +411,9 @@ class ReferenceHost(ModelCalls, ToolCalls):
         active = self.session.session_id if self.session.turns else None
         self._fire(
             "on_session_finalize",
-            {"session_id": active, "platform": self._header.platform, "reason": "shutdown"},
+            lambda: self.hooks.on_session_finalize(
+                session_id=active, platform=self._header.platform, reason="shutdown"
+            ),
         )
 
     # -- a model turn ------------------------------------------------------------------
@@ -422,26 +440,24 @@ class ReferenceHost(ModelCalls, ToolCalls):
         if new_session:
             self._fire(
                 "on_session_start",
-                {
-                    "session_id": session.session_id,
-                    "model": header.model,
-                    "platform": header.platform,
-                },
+                lambda: self.hooks.on_session_start(
+                    session_id=session.session_id, model=header.model, platform=header.platform
+                ),
             )
-        context, step = self._fire(
+        context, step = self._fire_if_heard(
             "pre_llm_call",
-            lambda: {
-                "session_id": session.session_id,
-                "task_id": session.session_id,
-                "turn_id": turn.turn_id,
-                "user_message": text,
-                "conversation_history": session.history,
-                "is_first_turn": new_session,
-                "model": header.model,
-                "platform": header.platform,
-                "parent_session_id": None,
-                "sender_id": header.user_id or None,
-            },
+            lambda: self.hooks.pre_llm_call(
+                session_id=session.session_id,
+                task_id=session.session_id,
+                turn_id=turn.turn_id,
+                user_message=text,
+                conversation_history=session.history,
+                is_first_turn=new_session,
+                model=header.model,
+                platform=header.platform,
+                parent_session_id=None,
+                sender_id=header.user_id or None,
+            ),
         )
         session.turns += 1
         message: dict[str, Any] = {"role": "user", "content": text}
@@ -454,50 +470,21 @@ class ReferenceHost(ModelCalls, ToolCalls):
         final, exit_reason, interrupted, failed = self._loop(exchange, turn)
 
         if final is not None and not interrupted:
-            replaced, step = self._fire(
-                "transform_llm_output",
-                {
-                    "response_text": final,
-                    "session_id": session.session_id,
-                    "model": header.model,
-                    "platform": header.platform,
-                },
-            )
-            if replaced:
-                step.outcome, step.notable = "response replaced", True
-                summary.responses_transformed += 1
-                final = replaced
-                for index in range(len(session.history) - 1, -1, -1):
-                    if session.history[index]["role"] == "assistant":  # D-33: delivered
-                        session.set_content(index, final)
-                        break
-            self._fire(
-                "post_llm_call",
-                lambda: {
-                    "session_id": session.session_id,
-                    "task_id": session.session_id,
-                    "turn_id": turn.turn_id,
-                    "user_message": text,
-                    "assistant_response": final,
-                    "conversation_history": session.history,
-                    "model": header.model,
-                    "platform": header.platform,
-                },
-            )
+            final = self._deliver(final, turn, text)
         completed = final is not None and not interrupted
         self._fire(
             "on_session_end",
-            {
-                "session_id": session.session_id,
-                "task_id": session.session_id,
-                "turn_id": turn.turn_id,
-                "completed": completed,
-                "failed": failed,
-                "interrupted": interrupted,
-                "turn_exit_reason": exit_reason,
-                "model": header.model,
-                "platform": header.platform,
-            },
+            lambda: self.hooks.on_session_end(
+                session_id=session.session_id,
+                task_id=session.session_id,
+                turn_id=turn.turn_id,
+                completed=completed,
+                failed=failed,
+                interrupted=interrupted,
+                turn_exit_reason=exit_reason,
+                model=header.model,
+                platform=header.platform,
+            ),
         )
         delivered = final if completed else None
         self._emit(
@@ -506,6 +493,44 @@ class ReferenceHost(ModelCalls, ToolCalls):
         )
         entry.response = delivered
         entry.exit_reason = exit_reason
+
+    def _deliver(self, final: str, turn: TurnState, text: str) -> str:
+        """``transform_llm_output`` then ``post_llm_call`` for a final response; returns
+        the delivered text (the transformed one replaces it in the history too)."""
+        header = self._header
+        session = self.session
+        replaced, step = self._fire(
+            "transform_llm_output",
+            lambda: self.hooks.transform_llm_output(
+                response_text=final,
+                session_id=session.session_id,
+                model=header.model,
+                platform=header.platform,
+            ),
+        )
+        if replaced:
+            step.outcome, step.notable = "response replaced", True
+            self.timeline.summary.responses_transformed += 1
+            final = replaced
+            for index in range(len(session.history) - 1, -1, -1):
+                if session.history[index]["role"] == "assistant":  # D-33: delivered
+                    session.set_content(index, final)
+                    break
+        delivered = final
+        self._fire_if_heard(
+            "post_llm_call",
+            lambda: self.hooks.post_llm_call(
+                session_id=session.session_id,
+                task_id=session.session_id,
+                turn_id=turn.turn_id,
+                user_message=text,
+                assistant_response=delivered,
+                conversation_history=session.history,
+                model=header.model,
+                platform=header.platform,
+            ),
+        )
+        return delivered
 
     def _loop(self, exchange: Exchange, turn: TurnState) -> tuple[str | None, str, bool, bool]:
         """The tool-calling loop; returns (final response, exit reason, interrupted, failed)."""
@@ -581,15 +606,15 @@ class ReferenceHost(ModelCalls, ToolCalls):
         header = self._header
         directive, step = self._fire(
             "pre_verify",
-            {
-                "session_id": self.session.session_id,
-                "platform": header.platform,
-                "model": header.model,
-                "coding": header.coding,
-                "attempt": nudges,
-                "final_response": response,
-                "changed_paths": sorted(turn.changed),
-            },
+            lambda: self.hooks.pre_verify(
+                session_id=self.session.session_id,
+                platform=header.platform,
+                model=header.model,
+                coding=header.coding,
+                attempt=nudges,
+                final_response=response,
+                changed_paths=sorted(turn.changed),
+            ),
         )
         if directive is None:
             return None
@@ -598,18 +623,18 @@ class ReferenceHost(ModelCalls, ToolCalls):
         return str(directive.message)
 
 
-def _stopped(interrupt: Any, reason: str) -> str:
+def _stopped(interrupt: Interrupt | None, reason: str) -> str:
     return reason if interrupt is not None else "interrupted_by_system(recording_ended)"
 
 
-def delivery_stats(hooks: Any) -> dict[str, int] | None:
+def delivery_stats(hooks: Hooks) -> dict[str, int] | None:
     """Delivery counts from the outbound source, if it reports them.
 
     The hook point for the outbound adapter: a source named ``outbound`` with a
     ``delivery_stats()`` method returning ``{"delivered": n, "failed": n}`` (after
     ``hooks.close`` flushed the lanes).  Without one the replay says "unknown".
     """
-    source = getattr(hooks, "sources", {}).get("outbound")
+    source = hooks.sources.get("outbound")
     report = getattr(source, "delivery_stats", None)
     if not callable(report):
         return None
@@ -625,7 +650,7 @@ def delivery_stats(hooks: Any) -> dict[str, int] | None:
 
 def replay(
     recording: Recording,
-    hooks: Any,
+    hooks: Hooks,
     *,
     runner: ToolRunner | None = None,
     approve: str = "deny",

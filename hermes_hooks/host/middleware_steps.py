@@ -22,6 +22,7 @@ from hermes_hooks.plugins.middleware import LLM_EXECUTION, TOOL_EXECUTION
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.host.payloads import ToolIds
     from hermes_hooks.host.timeline import Timeline
 
 __all__ = ["llm_execution", "llm_request", "tool_execution", "tool_request"]
@@ -39,7 +40,7 @@ def _trace_text(trace: list[dict[str, Any]]) -> str:
 
 
 def tool_request(
-    host: HostParts, tool_name: str, args: dict[str, Any], ids: dict[str, Any], group: str
+    host: HostParts, tool_name: str, args: dict[str, Any], ids: ToolIds, group: str
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The effective arguments of a tool call and the trace of the rewrites."""
     middleware = host.hooks.middleware

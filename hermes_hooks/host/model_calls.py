@@ -9,10 +9,13 @@ one job; :class:`ModelHost` names what it uses of the host.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from hermes_hooks.host import middleware_steps
 from hermes_hooks.host.payloads import (
+    ApiAttempt,
+    StreamTurn,
     assistant_message,
     builtin_classification,
     sanitise,
@@ -20,12 +23,13 @@ from hermes_hooks.host.payloads import (
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
-    from hermes_hooks.host.loop import Payload
     from hermes_hooks.host.recording import AssistantLine, Header
     from hermes_hooks.host.state import SessionState, TurnState
     from hermes_hooks.host.timeline import Step, Timeline
 
 __all__ = ["ModelCalls", "ModelHost"]
+
+_Answer = TypeVar("_Answer")
 
 
 class ModelHost(Protocol):
@@ -36,12 +40,18 @@ class ModelHost(Protocol):
     session: SessionState
     _stream: bool
 
-    def _fire(self, hook: str, payload: Payload, **step: Any) -> tuple[Any, Step]: ...
+    def _fire(
+        self, hook: str, call: Callable[[], _Answer], **step: Any
+    ) -> tuple[_Answer, Step]: ...
+
+    def _fire_if_heard(
+        self, hook: str, call: Callable[[], _Answer], **step: Any
+    ) -> tuple[_Answer | None, Step]: ...
 
     @property
     def _header(self) -> Header: ...
 
-    def _stream_common(self, turn: TurnState) -> dict[str, Any]: ...
+    def _stream_common(self, turn: TurnState) -> StreamTurn: ...
 
     def _stream_hooks(self, answer: AssistantLine, turn: TurnState, group: str) -> None: ...
 
@@ -69,38 +79,38 @@ class ModelCalls:
                 "stream": streaming,
             }
 
-        common = {
-            "task_id": session.session_id,
-            "turn_id": turn.turn_id,
-            "api_request_id": turn.api_request_id,
-            "session_id": session.session_id,
-            "platform": header.platform,
-            "model": header.model,
-            "provider": header.provider,
-            "base_url": header.base_url,
-            "api_mode": header.api_mode,
-            "api_call_count": turn.api_calls,
-        }
+        common = ApiAttempt(
+            task_id=session.session_id,
+            turn_id=turn.turn_id,
+            api_request_id=turn.api_request_id,
+            session_id=session.session_id,
+            platform=header.platform,
+            model=header.model,
+            provider=header.provider,
+            base_url=header.base_url,
+            api_mode=header.api_mode,
+            api_call_count=turn.api_calls,
+        )
         char_count = session.request_chars
         group = f"model call {turn.api_calls} (iteration {turn.iteration})"
         request, trace = middleware_steps.llm_request(self, request, group)
-        self._fire(
+        self._fire_if_heard(
             "pre_api_request",
-            lambda: {
+            lambda: self.hooks.pre_api_request(
                 **common,
-                "user_message": turn.user_message,
-                "conversation_history": session.history,
-                "retry_count": turn.retries,
-                "request_messages": sent,
-                "message_count": len(sent),
-                "tool_count": len(header.tools),
-                "approx_input_tokens": char_count // 4,
-                "request_char_count": char_count,
-                "max_tokens": header.max_tokens,
-                "started_at": started,
-                "middleware_trace": list(trace),
-                "request": request(),
-            },
+                user_message=turn.user_message,
+                conversation_history=session.history,
+                retry_count=turn.retries,
+                request_messages=sent,
+                message_count=len(sent),
+                tool_count=len(header.tools),
+                approx_input_tokens=char_count // 4,
+                request_char_count=char_count,
+                max_tokens=header.max_tokens,
+                started_at=started,
+                middleware_trace=list(trace),
+                request=request(),
+            ),
             group=group,
         )
         middleware_steps.llm_execution(self, request, answer, group)
@@ -113,40 +123,40 @@ class ModelCalls:
             self.timeline.summary.api_errors += 1
             reason, retryable = builtin_classification(error)
             retry_count = turn.retries
-            _, step = self._fire(
+            _, step = self._fire_if_heard(
                 "api_request_error",
-                lambda: {
+                lambda: self.hooks.api_request_error(
                     **common,
-                    "api_duration": duration,
-                    "started_at": started,
-                    "ended_at": ended,
-                    "status_code": error.status_code,
-                    "retry_count": retry_count,
-                    "max_retries": header.max_retries,
-                    "retryable": retryable,
-                    "reason": reason,
-                    "error": error.message,
-                    "request": request(),
-                },
+                    api_duration=duration,
+                    started_at=started,
+                    ended_at=ended,
+                    status_code=error.status_code,
+                    retry_count=retry_count,
+                    max_retries=header.max_retries,
+                    retryable=retryable,
+                    reason=reason,
+                    error=error.message,
+                    request=request(),
+                ),
                 group=group,
                 notable=True,
                 outcome=f"{error.status_code or '-'} {reason}: {error.message}",
             )
             claimed, step = self._fire(
                 "transform_api_error_classification",
-                {
-                    "provider": header.provider,
-                    "model": header.model,
-                    "status_code": error.status_code,
-                    "error_type": error.type,
-                    "error_code": error.code,
-                    "error_message": error.message,
-                    "error_body": error.body,
-                    "error": {"message": error.message, "status_code": error.status_code},
-                    "approx_tokens": char_count // 4,
-                    "context_length": header.context_length,
-                    "num_messages": len(sent),
-                },
+                lambda: self.hooks.transform_api_error_classification(
+                    provider=header.provider,
+                    model=header.model,
+                    status_code=error.status_code,
+                    error_type=error.type,
+                    error_code=error.code,
+                    error_message=error.message,
+                    error_body=error.body,
+                    error={"message": error.message, "status_code": error.status_code},
+                    approx_tokens=char_count // 4,
+                    context_length=header.context_length,
+                    num_messages=len(sent),
+                ),
                 group=group,
             )
             if claimed is not None:
@@ -155,71 +165,79 @@ class ModelCalls:
             return False
         turn.retries = 0
         message = assistant_message(answer)
-        self._fire(
+        self._fire_if_heard(
             "post_api_request",
-            lambda: {
+            lambda: self.hooks.post_api_request(
                 **common,
-                "api_duration": duration,
-                "started_at": started,
-                "ended_at": ended,
-                "finish_reason": answer.finish_reason
+                api_duration=duration,
+                started_at=started,
+                ended_at=ended,
+                finish_reason=answer.finish_reason
                 or ("tool_calls" if answer.tool_calls else "stop"),
-                "message_count": len(sent),
-                "response_model": header.model,
-                "response": sanitise(
+                message_count=len(sent),
+                response_model=header.model,
+                response=sanitise(
                     {"model": header.model, "message": message, "usage": answer.usage}
                 ),
-                "usage": answer.usage,
-                "assistant_message": message,
-                "assistant_content_chars": len(answer.text),
-                "assistant_tool_call_count": len(answer.tool_calls),
-            },
+                usage=answer.usage,
+                assistant_message=message,
+                assistant_content_chars=len(answer.text),
+                assistant_tool_call_count=len(answer.tool_calls),
+            ),
             group=group,
         )
         self.session.append(message)
         if answer.text and answer.tool_calls:
+            interim = self._stream_common(turn)
             self._fire(
                 "on_interim_message",
-                {**self._stream_common(turn), "text": answer.text, "already_streamed": streaming},
+                lambda: self.hooks.on_interim_message(
+                    **interim, text=answer.text, already_streamed=streaming
+                ),
                 group=group,
             )
         return True
 
-    def _stream_common(self: ModelHost, turn: TurnState) -> dict[str, Any]:
+    def _stream_common(self: ModelHost, turn: TurnState) -> StreamTurn:
         header = self._header
-        return {
-            "turn_id": turn.turn_id,
-            "iteration": turn.iteration,
-            "session_id": self.session.session_id,
-            "model": header.model,
-            "provider": header.provider,
-            "surface": header.platform,
-        }
+        return StreamTurn(
+            turn_id=turn.turn_id,
+            iteration=turn.iteration,
+            session_id=self.session.session_id,
+            model=header.model,
+            provider=header.provider,
+            surface=header.platform,
+        )
 
     def _stream_hooks(self: ModelHost, answer: AssistantLine, turn: TurnState, group: str) -> None:
         common = self._stream_common(turn)
-        self._fire("on_stream_start", dict(common), group=group)
-        if answer.error is None:
+        self._fire("on_stream_start", lambda: self.hooks.on_stream_start(**common), group=group)
+        error = answer.error
+        if error is None:
             if answer.reasoning:
-                self._fire(
-                    "on_stream_delta",
-                    {**common, "delta": answer.reasoning, "kind": "reasoning"},
-                    group=group,
-                )
+                _delta(self, common, answer.reasoning, "reasoning", group)
             for delta in answer.deltas if answer.deltas is not None else _deltas(answer.text):
-                self._fire(
-                    "on_stream_delta", {**common, "delta": delta, "kind": "text"}, group=group
-                )
+                _delta(self, common, delta, "text", group)
         self._fire(
             "on_stream_end",
-            {
+            lambda: self.hooks.on_stream_end(
                 **common,
-                "final_text": answer.text,
-                "finished": answer.error is None,
-                "error": answer.error.message if answer.error is not None else None,
-            },
+                final_text=answer.text,
+                finished=error is None,
+                error=error.message if error is not None else None,
+            ),
             group=group,
         )
+
+
+def _delta(host: ModelHost, common: StreamTurn, delta: str, kind: str, group: str) -> None:
+    """Fire one ``on_stream_delta`` (a function of its own: the firing's call is built
+    per delta, never inside the loop over them)."""
+    host._fire(
+        "on_stream_delta",
+        lambda: host.hooks.on_stream_delta(**common, delta=delta, kind=kind),
+        group=group,
+    )
 
 
 def _deltas(text: str) -> list[str]:

@@ -1,20 +1,30 @@
 """Payload pieces the reference host computes: sanitised request/response envelopes, the
-built-in error classifier, message shapes and the terminal output cap.
+built-in error classifier, message shapes and the terminal output cap, and the typed
+groups of fields several hooks share.
 
-Kept apart from the loop so the loop reads as the firing sequence only.
+Kept apart from the loop so the loop reads as the firing sequence only.  The shared
+groups are :class:`~typing.TypedDict` s: unpacked into a facade call (``**ids``), their
+keys and value types are checked against that hook's signature by the type checker,
+as fields spelt out one by one are.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypedDict
 
 from hermes_hooks.host.recording import ApiError, AssistantLine
 
 __all__ = [
     "GATEWAY_TEXT_LIMIT",
     "TERMINAL_OUTPUT_CAP",
+    "ApiAttempt",
+    "ApprovalRequest",
+    "SessionRotation",
+    "StreamTurn",
+    "ToolIds",
+    "ToolResult",
     "assistant_message",
     "builtin_classification",
     "cap_output",
@@ -39,6 +49,82 @@ _SECRETS = re.compile(
     r"|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{16,}"
 )
 _MASK = "***"
+
+
+class ApiAttempt(TypedDict):
+    """The fields of one provider attempt that ``pre_api_request``,
+    ``api_request_error`` and ``post_api_request`` share (payload order)."""
+
+    task_id: str
+    turn_id: str
+    api_request_id: str
+    session_id: str
+    platform: str
+    model: str
+    provider: str
+    base_url: str
+    api_mode: str
+    api_call_count: int
+
+
+class StreamTurn(TypedDict):
+    """The fields of the streaming observers and ``on_interim_message``."""
+
+    turn_id: str
+    iteration: int
+    session_id: str
+    model: str
+    provider: str
+    surface: str
+
+
+class ToolIds(TypedDict):
+    """The correlation ids of one tool call (also the tool request middleware's context)."""
+
+    task_id: str
+    session_id: str
+    tool_call_id: str
+    turn_id: str
+    api_request_id: str
+
+
+class ToolResult(TypedDict):
+    """What ``post_tool_call`` and ``transform_tool_result`` both receive about a tool
+    call that ran (payload order)."""
+
+    tool_name: str
+    args: dict[str, Any]
+    result: str
+    task_id: str
+    session_id: str
+    tool_call_id: str
+    turn_id: str
+    api_request_id: str
+    duration_ms: int
+    status: str
+    error_type: str | None
+    error_message: str | None
+
+
+class SessionRotation(TypedDict, total=False):
+    """The old and the new session id that a gateway reset adds to
+    ``on_session_finalize`` and ``on_session_reset`` (absent on other surfaces)."""
+
+    old_session_id: str
+    new_session_id: str
+
+
+class ApprovalRequest(TypedDict):
+    """What ``pre_approval_request`` and ``post_approval_response`` share."""
+
+    command: str
+    description: str
+    pattern_key: str
+    pattern_keys: list[str]
+    session_key: str
+    surface: str
+    turn_id: str
+    tool_call_id: str
 
 
 def sanitise(value: Any) -> Any:

@@ -10,19 +10,29 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from hermes_hooks.host import middleware_steps
-from hermes_hooks.host.payloads import cap_output, terminal_result
+from hermes_hooks.host.payloads import (
+    ApprovalRequest,
+    ToolIds,
+    ToolResult,
+    cap_output,
+    terminal_result,
+)
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.host.recording import Header, ModelStep, ToolCall
     from hermes_hooks.host.state import SessionState, TurnState
     from hermes_hooks.host.timeline import Step, Timeline
-    from hermes_hooks.host.tools import ToolOutcome, ToolRunner
+    from hermes_hooks.host.tools import SubagentRun, ToolOutcome, ToolRunner
+    from hermes_hooks.types import ToolDecision
 
 __all__ = ["HostParts", "ToolCalls"]
+
+_Answer = TypeVar("_Answer")
 
 
 class HostParts(Protocol):
@@ -35,7 +45,9 @@ class HostParts(Protocol):
     runner: ToolRunner
     surface: str
 
-    def _fire(self, hook: str, payload: dict[str, Any], **step: Any) -> tuple[Any, Step]: ...
+    def _fire(
+        self, hook: str, call: Callable[[], _Answer], **step: Any
+    ) -> tuple[_Answer, Step]: ...
 
     def _emit(self, event: str, context: dict[str, Any], **step: Any) -> Any: ...
 
@@ -50,7 +62,12 @@ class HostParts(Protocol):
     def _tool_call(self, step: ModelStep, call: ToolCall, turn: TurnState) -> None: ...
 
     def _approval(
-        self, call: ToolCall, args: dict[str, Any], decision: Any, turn: TurnState, group: str
+        self,
+        call: ToolCall,
+        args: dict[str, Any],
+        decision: ToolDecision,
+        turn: TurnState,
+        group: str,
     ) -> str | None: ...
 
     def _run_tool(
@@ -89,24 +106,21 @@ class ToolCalls:
         summary.tool_calls += 1
         session = self.session
         group = f"tool {call.name} {call.id} {_args_text(call.arguments)}"
-        ids = {
-            "task_id": session.session_id,
-            "session_id": session.session_id,
-            "tool_call_id": call.id,
-            "turn_id": turn.turn_id,
-            "api_request_id": turn.api_request_id,
-        }
+        ids = ToolIds(
+            task_id=session.session_id,
+            session_id=session.session_id,
+            tool_call_id=call.id,
+            turn_id=turn.turn_id,
+            api_request_id=turn.api_request_id,
+        )
         requested, trace = middleware_steps.tool_request(
             self, call.name, call.arguments, ids, group
         )
         decision, pre = self._fire(
             "pre_tool_call",
-            {
-                "tool_name": call.name,
-                "args": requested,
-                **ids,
-                "middleware_trace": list(trace),
-            },
+            lambda: self.hooks.pre_tool_call(
+                tool_name=call.name, args=requested, **ids, middleware_trace=list(trace)
+            ),
             group=group,
         )
         args = decision.args
@@ -125,17 +139,17 @@ class ToolCalls:
             result = json.dumps({"error": blocked}, ensure_ascii=False)
             _, post = self._fire(
                 "post_tool_call",
-                {
-                    "tool_name": call.name,
-                    "args": args,
-                    "result": result,
+                lambda: self.hooks.post_tool_call(
+                    tool_name=call.name,
+                    args=args,
+                    result=result,
                     **ids,
-                    "duration_ms": 0,
-                    "status": "blocked",
-                    "error_type": "plugin_block",
-                    "error_message": blocked,
-                    "middleware_trace": list(trace),
-                },
+                    duration_ms=0,
+                    status="blocked",
+                    error_type="plugin_block",
+                    error_message=blocked,
+                    middleware_trace=list(trace),
+                ),
                 group=group,
             )
             post.detail = "(blocked: the tool did not run; no transform_tool_result)"
@@ -146,7 +160,7 @@ class ToolCalls:
         error_message = (outcome.error or result) if outcome.status == "error" else None
         if outcome.status == "ok":
             turn.changed.update(outcome.changed_paths)
-        after = {
+        after: ToolResult = {
             "tool_name": call.name,
             "args": args,
             "result": result,
@@ -158,11 +172,15 @@ class ToolCalls:
         }
         self._fire(
             "post_tool_call",
-            {**after, "middleware_trace": list(trace)},
+            lambda: self.hooks.post_tool_call(**after, middleware_trace=list(trace)),
             group=group,
             detail=f"({outcome.status}, {duration_ms} ms)",
         )
-        replaced, transform = self._fire("transform_tool_result", dict(after), group=group)
+        replaced, transform = self._fire(
+            "transform_tool_result",
+            lambda: self.hooks.transform_tool_result(**after),
+            group=group,
+        )
         if replaced is not None:
             summary.results_transformed += 1
             transform.outcome, transform.notable = f"result replaced: {replaced!r}"[:120], True
@@ -173,7 +191,7 @@ class ToolCalls:
         self: HostParts,
         call: ToolCall,
         args: dict[str, Any],
-        decision: Any,
+        decision: ToolDecision,
         turn: TurnState,
         group: str,
     ) -> str | None:
@@ -181,19 +199,27 @@ class ToolCalls:
         summary = self.timeline.summary
         summary.approvals_requested += 1
         command = args.get("command") if isinstance(args.get("command"), str) else None
-        request = {
-            "command": command or f"{call.name} {json.dumps(args, ensure_ascii=False)}",
-            "description": decision.message or f"plugin approval required for {call.name}",
-            "pattern_key": decision.rule_key or call.name,
-            "pattern_keys": [decision.rule_key or call.name],
-            "session_key": self._session_key,
-            "surface": self.surface,
-            "turn_id": turn.turn_id,
-            "tool_call_id": call.id,
-        }
-        self._fire("pre_approval_request", dict(request), group=group)
+        request = ApprovalRequest(
+            command=command or f"{call.name} {json.dumps(args, ensure_ascii=False)}",
+            description=decision.message or f"plugin approval required for {call.name}",
+            pattern_key=decision.rule_key or call.name,
+            pattern_keys=[decision.rule_key or call.name],
+            session_key=self._session_key,
+            surface=self.surface,
+            turn_id=turn.turn_id,
+            tool_call_id=call.id,
+        )
+        self._fire(
+            "pre_approval_request",
+            lambda: self.hooks.pre_approval_request(**request),
+            group=group,
+        )
         choice = "once" if self.approve == "allow" else "deny"
-        _, step = self._fire("post_approval_response", {**request, "choice": choice}, group=group)
+        _, step = self._fire(
+            "post_approval_response",
+            lambda: self.hooks.post_approval_response(**request, choice=choice),
+            group=group,
+        )
         step.outcome, step.notable = f"--approve {self.approve}: {choice}", True
         if choice == "deny":
             summary.approvals_denied += 1
@@ -213,52 +239,28 @@ class ToolCalls:
         session = self.session
         children = self.runner.subagents(step, call, args) if call.name == "delegate_task" else []
         for child in children:
-            self._fire(
-                "subagent_start",
-                {
-                    "parent_session_id": session.session_id,
-                    "parent_turn_id": turn.turn_id,
-                    "parent_subagent_id": None,
-                    "child_session_id": child.child_session_id,
-                    "child_subagent_id": child.child_subagent_id,
-                    "child_role": child.role,
-                    "child_goal": child.goal,
-                },
-                group=group,
-            )
+            _child_started(self, child, turn, group)
         started = time.perf_counter()
         outcome = middleware_steps.tool_execution(
             self, call.name, args, lambda effective: self.runner.run(step, call, effective), group
         )
         measured = int((time.perf_counter() - started) * 1000)
         for child in children:  # after every child finished (as_completed drained)
-            self._fire(
-                "subagent_stop",
-                {
-                    "parent_session_id": session.session_id,
-                    "parent_turn_id": turn.turn_id,
-                    "child_session_id": child.child_session_id,
-                    "child_role": child.role,
-                    "child_summary": child.summary,
-                    "child_status": child.status,
-                    "tool_call_history": list(child.tool_call_history),
-                    "duration_ms": child.duration_ms,
-                },
-                group=group,
-            )
+            _child_stopped(self, child, turn, group)
         if call.name == "terminal" and outcome.output is not None:
             output = outcome.output
             returncode = outcome.returncode or 0
             if not outcome.background:
+                captured = output
                 replaced, transform = self._fire(
                     "transform_terminal_output",
-                    {
-                        "command": str(args.get("command", "")),
-                        "output": output,
-                        "returncode": returncode,
-                        "task_id": session.session_id,
-                        "env_type": self._header.env_type,
-                    },
+                    lambda: self.hooks.transform_terminal_output(
+                        command=str(args.get("command", "")),
+                        output=captured,
+                        returncode=returncode,
+                        task_id=session.session_id,
+                        env_type=self._header.env_type,
+                    ),
                     group=group,
                 )
                 if replaced is not None:
@@ -274,6 +276,41 @@ class ToolCalls:
         if outcome.error is not None and outcome.status == "error":
             self.timeline.entry.notes.append(f"tool call {call.id} ({call.name}): {outcome.error}")
         return outcome, result, duration
+
+
+def _child_started(host: HostParts, child: SubagentRun, turn: TurnState, group: str) -> None:
+    """Fire ``subagent_start`` for one child of a ``delegate_task`` call."""
+    host._fire(
+        "subagent_start",
+        lambda: host.hooks.subagent_start(
+            parent_session_id=host.session.session_id,
+            parent_turn_id=turn.turn_id,
+            parent_subagent_id=None,
+            child_session_id=child.child_session_id,
+            child_subagent_id=child.child_subagent_id,
+            child_role=child.role,
+            child_goal=child.goal,
+        ),
+        group=group,
+    )
+
+
+def _child_stopped(host: HostParts, child: SubagentRun, turn: TurnState, group: str) -> None:
+    """Fire ``subagent_stop`` for one child, once every child has finished."""
+    host._fire(
+        "subagent_stop",
+        lambda: host.hooks.subagent_stop(
+            parent_session_id=host.session.session_id,
+            parent_turn_id=turn.turn_id,
+            child_session_id=child.child_session_id,
+            child_role=child.role,
+            child_summary=child.summary,
+            child_status=child.status,
+            tool_call_history=list(child.tool_call_history),
+            duration_ms=child.duration_ms,
+        ),
+        group=group,
+    )
 
 
 def _args_text(args: dict[str, Any], limit: int = 70) -> str:
