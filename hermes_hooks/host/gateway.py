@@ -82,6 +82,30 @@ class GatewayBridge:
             log.warning("gateway emit of %s failed", event, exc_info=True)
             return None
 
+    def emit_command(self, name: str, args: str, context: dict[str, Any]) -> Any:
+        """Fire ``command:<name>`` the way a gateway does, awaiting the hooks' decision
+        (their answer is what lets a ``command:`` hook deny a command), then wait for
+        the handlers it queued; returns the decision (None on failure, logged)."""
+
+        async def _decide() -> Any:
+            decision = await self._emitter.emit_command(
+                name,
+                args,
+                context,
+                raw_command=context.get("raw_command"),
+                raw_args=context.get("raw_args"),
+            )
+            drain = getattr(self._emitter, "drain", None)
+            if drain is not None:
+                await drain(EMIT_WAIT)
+            return decision
+
+        try:
+            return asyncio.run_coroutine_threadsafe(_decide(), self._loop).result(EMIT_WAIT)
+        except Exception:
+            log.warning("gateway command %s failed", name, exc_info=True)
+            return None
+
     def close(self) -> None:
         """Stop the private loop (after ``hooks.close`` flushed the lanes)."""
         if self._unsubscribe is not None:
@@ -107,16 +131,16 @@ class GatewayBridge:
 
 
 def command_decision(result: Any) -> tuple[str, str | None]:
-    """Read a D-02 command decision from what ``emit`` returned for ``command:<x>``.
-
-    Accepts a dict or an object with ``decision`` (and ``message``); anything else, or
-    ``allow``, means "run the command".  Returns ``(decision, message)``.
+    """Read the decision of a slash command's ``command:`` hooks: the emitter's
+    :class:`~hermes_hooks.gateway.commands.CommandDecision` (its ``action`` and
+    ``reply``), or a dict or object with ``decision`` (and ``message``); anything else,
+    or ``allow``, means "run the command".  Returns ``(decision, message)``.
     """
     if result is None:
         return "allow", None
     read = result.get if isinstance(result, dict) else lambda k: getattr(result, k, None)
-    decision = read("decision")
-    message = read("message")
+    decision = read("action") or read("decision")
+    message = read("reply") or read("message")
     text = decision.strip().lower() if isinstance(decision, str) else ""
     return (text or "allow"), (message if isinstance(message, str) else None)
 

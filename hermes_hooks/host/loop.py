@@ -251,8 +251,12 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self.timeline.close(opened)
         return answer, opened
 
-    def _emit(self, event: str, context: dict[str, Any], **step: Any) -> Any:
-        """Emit gateway event ``event`` when a gateway emitter is present."""
+    def _emit(
+        self, event: str, context: dict[str, Any], command: str | None = None, **step: Any
+    ) -> Any:
+        """Emit gateway event ``event`` when a gateway emitter is present; for a
+        ``command`` (the canonical name of ``command:<name>``), await and return the
+        hooks' decision, as a gateway does before it runs the command."""
         if self._bridge is None:
             return None
         opened = self.timeline.open(Step(event, system="gateway", **step))
@@ -260,6 +264,8 @@ class ReferenceHost(ModelCalls, ToolCalls):
         if self._keep_fired:
             self.fired.append(event)
         try:
+            if command is not None:
+                return self._bridge.emit_command(command, str(context.get("args", "")), context)
             return self._bridge.emit(event, context)
         finally:
             opened.duration_ms = round((time.perf_counter() - started) * 1000.0, 3)
@@ -367,6 +373,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
                 "raw_command": typed.lower(),
                 "raw_args": text.strip()[len(typed) + 1 :],
             },
+            command=name,
         )
         decision, message = command_decision(result)
         if decision in ("deny", "handled"):
