@@ -25,11 +25,15 @@ from hermes_hooks.config import (
     safe_mode,
 )
 from hermes_hooks.hooks import Hooks
-from hermes_hooks.sources import ADAPTERS, SAFE_MODE_NOTICES
+from hermes_hooks.sources import ADAPTERS
 
 __all__ = ["attach_sources", "load", "reload"]
 
 log = get_logger("hermes_hooks")
+
+#: The adapter modules that name their own line when ``HERMES_SAFE_MODE`` skips them
+#: (their ``safe_mode_notice()`` logs it): data, so the loader imports no adapter.
+_SAFE_MODE_NOTICES = frozenset({"hermes_hooks.gateway.source"})
 
 
 def load(
@@ -112,7 +116,7 @@ def attach_sources(hooks: Hooks) -> None:
         log.warning("%s", SAFE_MODE_PROBLEM)
         for _, module_name, surfaces in ADAPTERS:
             # An adapter that names its own line for this (the gateway's) says it.
-            if context.surface in surfaces and module_name in SAFE_MODE_NOTICES:
+            if context.surface in surfaces and module_name in _SAFE_MODE_NOTICES:
                 importlib.import_module(module_name).safe_mode_notice()
         return
     # Inspection (list, doctor) travels in the context: each adapter reads it there.

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.report import Finding, Section
 
-__all__ = ["ADAPTERS", "SAFE_MODE_NOTICES", "Source", "Unloaded", "every_source"]
+__all__ = ["ADAPTERS", "Source", "Unloaded", "every_source"]
 
 
 class Source(Protocol):
@@ -49,9 +49,6 @@ ADAPTERS: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("outbound", "hermes_hooks.webhooks.source", frozenset({"cli", "gateway"})),
     ("gateway", "hermes_hooks.gateway.source", frozenset({"gateway"})),
 )
-#: The adapter modules that name their own line when ``HERMES_SAFE_MODE`` skips them
-#: (their ``safe_mode_notice()`` logs it), so the loader need not know their text.
-SAFE_MODE_NOTICES = frozenset({"hermes_hooks.gateway.source"})
 
 
 class Unloaded:
