@@ -61,6 +61,7 @@ def _hooks(home: Path, key: str, matcher: str, script: Path):  # type: ignore[no
 def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
     """(label, ratio of median firing times)."""
     from hermes_hooks.claude import dialect as claude_code
+    from hermes_hooks.claude.tables import spec_of
     from hermes_hooks.envelope import dumps
 
     os.environ.pop("HERMES_SAFE_MODE", None)
@@ -73,8 +74,8 @@ def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
         hermes = _hooks(root / "hermes", "pre_tool_call", "terminal", script)
         try:
             [entry] = claude.sources["shell"].parsed.entries
-            assert entry.claude is not None
-            stdin = dumps(claude_code.input_document(entry.claude, _PAYLOAD, os.getcwd()))
+            spec = spec_of(entry)
+            stdin = dumps(claude_code.input_document(spec, _PAYLOAD, os.getcwd()))
             times: dict[str, list[float]] = {"bare": [], "claude": [], "hermes": []}
 
             def bare() -> None:

@@ -10,7 +10,6 @@ never the facade.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import os
 
@@ -31,6 +30,10 @@ from hermes_hooks.sources import ADAPTERS
 __all__ = ["attach_sources", "load", "reload"]
 
 log = get_logger("hermes_hooks")
+
+#: The adapter modules that name their own line when ``HERMES_SAFE_MODE`` skips them
+#: (their ``safe_mode_notice()`` logs it): data, so the loader imports no adapter.
+_SAFE_MODE_NOTICES = frozenset({"hermes_hooks.gateway.source"})
 
 
 def load(
@@ -111,22 +114,17 @@ def attach_sources(hooks: Hooks) -> None:
     if safe_mode():
         # A WARNING, not INFO: a troubleshooting switch left on runs the agent unguarded.
         log.warning("%s", SAFE_MODE_PROBLEM)
-        if context.surface == "gateway":  # the gateway names its own line for this
-            from hermes_hooks.gateway.source import SAFE_MODE_MESSAGE
-
-            get_logger("gateway.hooks").info(SAFE_MODE_MESSAGE)
+        for _, module_name, surfaces in ADAPTERS:
+            # An adapter that names its own line for this (the gateway's) says it.
+            if context.surface in surfaces and module_name in _SAFE_MODE_NOTICES:
+                importlib.import_module(module_name).safe_mode_notice()
         return
-    looking: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
-    if context.inspect:  # only list and doctor inspect: a plain load never needs consent
-        from hermes_hooks.shell.consent import inspecting
-
-        looking = inspecting()
-    with looking:
-        for name, module_name, surfaces in ADAPTERS:
-            if context.surface not in surfaces:
-                continue
-            module = importlib.import_module(module_name)
-            hooks.sources[name] = module.load(context)
+    # Inspection (list, doctor) travels in the context: each adapter reads it there.
+    for name, module_name, surfaces in ADAPTERS:
+        if context.surface not in surfaces:
+            continue
+        module = importlib.import_module(module_name)
+        hooks.sources[name] = module.load(context)
     if hooks.telemetry is not None:
         emitter = getattr(hooks.sources.get("gateway"), "emitter", None)
         if emitter is not None:

@@ -37,16 +37,37 @@ def _module_name(path: Path) -> str:
 def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
     """The package modules ``path`` imports when it runs, inside functions included
     (imports under ``if TYPE_CHECKING:`` never run, so they are left out)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
-        id(node)
-        for block in ast.walk(tree)
-        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
-        for statement in block.body
-        for node in ast.walk(statement)
-    }
     name = _module_name(path)
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return _imports_in(path.read_text(encoding="utf-8"), name, path.name, modules)
+
+
+def _every_import(path: Path, modules: set[str]) -> set[str]:
+    """The package modules ``path`` names in any import: at run time, inside functions
+    and under ``if TYPE_CHECKING:`` (a type-only import still ties one package's code
+    to another's)."""
+    name = _module_name(path)
+    text = path.read_text(encoding="utf-8")
+    return _imports_in(text, name, path.name, modules, typing=True)
+
+
+def _imports_in(
+    text: str, name: str, filename: str, modules: set[str], *, typing: bool = False
+) -> set[str]:
+    """The package modules the source ``text`` of module ``name`` (in file
+    ``filename``) imports; ``typing``: count the imports under ``if TYPE_CHECKING:``."""
+    tree = ast.parse(text)
+    typing_only = (
+        set()
+        if typing
+        else {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for statement in block.body
+            for node in ast.walk(statement)
+        }
+    )
+    package = name if filename == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
         if id(node) in typing_only:
@@ -131,3 +152,53 @@ def test_no_package_module_is_over_700_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 700
     }
     assert long == {}
+
+
+# -- one package per hook system -------------------------------------------------------
+
+#: The packages beside the core: one per hook system, and the tools built on them.
+PEER_PACKAGES = ("plugins", "shell", "claude", "webhooks", "gateway", "telemetry", "host", "cli")
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _within(found: set[str], package: str) -> list[str]:
+    prefix = f"hermes_hooks.{package}"
+    return sorted(m for m in found if m == prefix or m.startswith(prefix + "."))
+
+
+def test_the_shell_package_never_imports_the_claude_package() -> None:
+    # Claude Code is a dialect the shell finds through its registry (data), never an
+    # import: not at run time, not inside a function, not for type checking.
+    modules = _modules()
+    offenders = {
+        name: found
+        for name, path in modules.items()
+        if name.startswith("hermes_hooks.shell")
+        if (found := _within(_every_import(path, set(modules)), "claude"))
+    }
+    assert offenders == {}
+
+
+def test_the_loader_imports_no_hook_system() -> None:
+    modules = _modules()
+    found = _every_import(PACKAGE / "_loader.py", set(modules))
+    assert [m for package in PEER_PACKAGES for m in _within(found, package)] == []
+    assert "hermes_hooks.sources" in found  # the adapters come from the registry (data)
+
+
+def test_the_import_finder_counts_type_checking_and_function_imports() -> None:
+    modules = {"hermes_hooks.shell.x", "hermes_hooks.claude.tables", "hermes_hooks.claude.model"}
+    text = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from hermes_hooks.claude.tables import ClaudeSpec\n"
+        "def f():\n"
+        "    from hermes_hooks.claude import model\n"
+    )
+    every = _imports_in(text, "hermes_hooks.shell.x", "x.py", modules, typing=True)
+    runtime = _imports_in(text, "hermes_hooks.shell.x", "x.py", modules)
+    assert every == {"hermes_hooks.claude.tables", "hermes_hooks.claude.model"}
+    assert runtime == {"hermes_hooks.claude.model"}

@@ -17,8 +17,8 @@ ordinary shell hook (consent, timeouts, process groups, ``fail_closed``).  The t
   a JSON answer); exit 2 blocks where Claude blocks, stderr the reason, stdout
   ignored; any other exit is a warning with no effect (``fail_closed`` blocks).
 * **Handlers**: ``type: prompt``/``agent`` are answered by the host's model
-  (:mod:`.claude_model`); ``async``/``asyncRewake`` run in the background
-  (:mod:`.claude_async`).
+  (:mod:`.model`); ``async``/``asyncRewake`` run in the background
+  (:mod:`hermes_hooks.shell.background`).
 * **Delivery** (:meth:`ClaudeCodeDialect.deliver`): SessionStart context, and what a
   background hook says, wait for the session's next ``pre_llm_call``
   (:class:`~.claude_tables.SessionContexts`); the variables a SessionStart hook wrote
@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Degraded, Group
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks._select import directive_word, first_text
-from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.claude.input import (
     environment,
     input_document,
@@ -47,20 +46,25 @@ from hermes_hooks.claude.input import (
     read_env_file,
     transcript_for,
 )
-from hermes_hooks.claude.model import model_prompt, model_result
+from hermes_hooks.claude.model import host_capabilities, model_prompt, model_result
 from hermes_hooks.claude.options import MODEL_KINDS, REWAKE
 from hermes_hooks.claude.tables import (
     DIALECT as DIALECT_NAME,
 )
 from hermes_hooks.claude.tables import (
+    EVENTS,
+    UNMAPPED_EVENTS,
     ClaudeContext,
     ClaudeSpec,
     read_spec,
+    spec_of,
     text_or,
 )
-from hermes_hooks.claude.tools import Inputs
+from hermes_hooks.claude.tools import DEFAULT_TOOLS, TOOLS_KEY, Inputs, tool_table
 from hermes_hooks.envelope import dumps
 from hermes_hooks.errors import PluginLoadError
+from hermes_hooks.shell.background import BACKGROUND
+from hermes_hooks.shell.dialect import Block, Execute
 from hermes_hooks.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.shell.output import (
     DEFAULT_BLOCK_MESSAGE,
@@ -116,7 +120,6 @@ def _tool(reading: Reading) -> str:
 def _unhonoured(reading: Reading, what: str) -> None:
     """An answer Claude Code acts on but Hermes cannot, on this event."""
     entry = reading.entry
-    assert entry.claude is not None
     reading.problem = f"{what} is not honoured: Hermes cannot do that on {entry.event}; ignored"
     warn_once(
         log,
@@ -124,7 +127,7 @@ def _unhonoured(reading: Reading, what: str) -> None:
         "shell hook %s (%s, %s): %s",
         entry.where,
         entry.command,
-        entry.claude.event.name,
+        spec_of(entry).event.name,
         reading.problem,
     )
 
@@ -275,8 +278,7 @@ def _tool_decision(
             approve["message"] = reason
         return approve
     if isinstance(updated, dict) and updated:
-        assert entry.claude is not None
-        args = entry.claude.context.tools.from_claude(_tool(reading), updated)
+        args = spec_of(entry).context.tools.from_claude(_tool(reading), updated)
         return {"action": "modify", "args": args, "replace": True}
     return None  # allow, defer, the deprecated approve, or no decision
 
@@ -319,12 +321,16 @@ def _session(payload: Mapping[str, Any]) -> str:
 
 
 def _execute(
-    entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str
+    entry: ShellEntry,
+    payload: dict[str, Any],
+    item: dict[str, Any],
+    cwd: str,
+    execute: Execute = run_command,
 ) -> tuple[RunResult, dict[str, str]]:
-    """One run of the handler on one Claude input: (the result, the variables it wrote
-    to ``CLAUDE_ENV_FILE``, which are then exported to the session's later hooks)."""
-    spec = entry.claude
-    assert spec is not None
+    """One run of the handler on one Claude input (a command through ``execute``):
+    (the result, the variables it wrote to ``CLAUDE_ENV_FILE``, which are then
+    exported to the session's later hooks)."""
+    spec = spec_of(entry)
     tool_input = item if spec.event.subject == "tool" else None
     document = input_document(spec, payload, cwd, tool_input)
     options = spec.options
@@ -344,7 +350,7 @@ def _execute(
         return result, {}
     env_file = new_env_file() if spec.event.name == "SessionStart" else None
     env = environment(spec, payload, cwd, env_file)
-    result = run_command(entry.argv, dumps(document), entry.timeout, env=env)
+    result = execute(entry.argv, dumps(document), entry.timeout, env=env)
     if env_file is None:
         return result, {}
     values, skipped = read_env_file(env_file, env if env is not None else dict(os.environ))
@@ -362,9 +368,11 @@ def _execute(
     return result, values
 
 
-def _run_one(entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str) -> Outcome:
+def _run_one(
+    entry: ShellEntry, payload: dict[str, Any], item: dict[str, Any], cwd: str, execute: Execute
+) -> Outcome:
     """One run of the handler on one Claude input, interpreted."""
-    result, values = _execute(entry, payload, item, cwd)
+    result, values = _execute(entry, payload, item, cwd, execute)
     outcome = interpret(entry, result, payload)
     if values:  # SessionStart: the exported variables are the hook's answer too
         outcome.directive = {**(outcome.directive or {}), "env": values}
@@ -424,8 +432,7 @@ def _background(entry: ShellEntry, payload: dict[str, Any]) -> None:
     call; what it says goes to the session's next turn: an ``asyncRewake`` hook's
     stderr (stdout when empty) on exit 2, an async hook's ``systemMessage`` and
     ``additionalContext`` on exit 0.  A failed run is warned about once."""
-    spec = entry.claude
-    assert spec is not None
+    spec = spec_of(entry)
     cwd = _cwd()
     inputs = _inputs(spec, payload, cwd)
     if not inputs.whole:
@@ -480,6 +487,20 @@ class ClaudeCodeDialect:
     """The Claude Code dialect as a :class:`~hermes_hooks.shell.dialect.Dialect`."""
 
     name = DIALECT_NAME
+    title = "Claude Code"
+    events: Mapping[str, str] = {row.name: row.event for row in EVENTS}
+    unmapped: Mapping[str, str] = UNMAPPED_EVENTS
+    tool_names: Sequence[tuple[str, str]] = tuple((row.tool, row.claude) for row in DEFAULT_TOOLS)
+
+    def stand_in(self, raw: Mapping[str, Any]) -> tuple[str, str | None] | None:
+        """A ``type: prompt`` or ``type: agent`` handler is answered by the host's
+        model: its argv is the type, and its prompt the consent key when it has no
+        command."""
+        kind = raw.get("type")
+        if not isinstance(kind, str) or kind not in MODEL_KINDS:
+            return None
+        prompt = raw.get("prompt")
+        return kind, (f"{kind}: {prompt.strip()}" if isinstance(prompt, str) else None)
 
     def read_matcher(
         self,
@@ -487,18 +508,63 @@ class ClaudeCodeDialect:
         raw: Mapping[str, Any],
         declared: str | None,
         warn: Warn,
-        tables: Callable[[], ClaudeContext],
+        block: Block,
     ) -> EntryMatcher:
         """Claude's matcher rules, the entry's Claude event and handler options
-        (:func:`read_spec`)."""
-        text, spec = read_spec(event, raw, declared, tables(), warn)
-        return EntryMatcher(text, None, spec)
+        (:func:`read_spec`), with the tables the block's claude-code entries share."""
+        text, spec = read_spec(event, raw, declared, self._context(block), warn)
+        return EntryMatcher(text, spec, spec.event.name)
+
+    def _context(self, block: Block) -> ClaudeContext:
+        """What the claude-code entries of ``block`` share, read once: the tool table
+        (with the config's ``hooks_claude_tools``) and what the host lends."""
+        context = block.shared.get(self.name)
+        if isinstance(context, ClaudeContext):
+            return context
+        tools = tool_table(
+            block.config,
+            lambda message, narrows=False: block.warn(TOOLS_KEY, message, narrows),
+        )
+        llm, transcripts = host_capabilities(block.host)
+        context = ClaudeContext(tools, llm=llm, transcripts=transcripts)
+        block.shared[self.name] = context
+        return context
+
+    def describe(self, entry: ShellEntry) -> list[str]:
+        """``dialect=claude-code (PreToolUse)`` and the handler options that are set."""
+        spec = spec_of(entry)
+        parts = [f"dialect={entry.dialect} ({spec.event.name})"]
+        options = spec.options
+        if options.kind != "command":
+            parts.append(f"type={options.kind}")
+        if options.background is not None:
+            parts.append("asyncRewake" if options.background == REWAKE else "async")
+        if options.condition is not None:
+            parts.append(f"if={options.condition.text!r}")
+        if options.plugin_root is not None:
+            parts.append(f"plugin={options.plugin_root}")
+        return parts
+
+    def loaded(self, entries: list[ShellEntry], manager: HookManager, owner: str) -> None:
+        """SessionStart context, and what background hooks say, reach the model
+        through ``pre_llm_call``: register the block's waiting texts there when an
+        entry can leave some."""
+        talkers = [
+            spec_of(entry)
+            for entry in entries
+            if entry.event == "on_session_start" or spec_of(entry).options.background
+        ]
+        if talkers:
+            register_session_context(manager, owner, talkers[0].context)
+
+    def matches(self, entry: ShellEntry, tool_name: Any) -> bool:
+        """Claude Code's rules on Claude's name of the tool (always, off tool events)."""
+        return spec_of(entry).matches_tool(tool_name, entry.origin)
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
         """Whether Claude Code would run the hook for this firing: its matcher, and its
         ``if:`` rule on at least one of the call's inputs."""
-        spec = entry.claude
-        assert spec is not None
+        spec = spec_of(entry)
         if not spec.fires(payload, entry.origin):
             return False
         if spec.options.condition is None:
@@ -506,24 +572,10 @@ class ClaudeCodeDialect:
         cwd = _cwd()
         return bool(_selected(spec, _inputs(spec, payload, cwd).items, payload, cwd))
 
-    def stdin(
-        self, entry: ShellEntry, payload: dict[str, Any]
-    ) -> tuple[bytes, dict[str, str] | None]:
-        """Claude Code's stdin document for the call's first input, and the environment."""
-        assert entry.claude is not None
-        cwd = _cwd()
-        document = input_document(entry.claude, payload, cwd)
-        return dumps(document), environment(entry.claude, payload, cwd)
-
-    def read(self, reading: Reading) -> Directive | None:
-        """See :func:`read`."""
-        return read(reading)
-
     def fire(self, entry: ShellEntry, payload: dict[str, Any]) -> Directive | Degraded | None:
         """Run and deliver; an ``async`` or ``asyncRewake`` hook starts in the
         background instead and the firing returns nothing at once."""
-        spec = entry.claude
-        assert spec is not None
+        spec = spec_of(entry)
         if spec.options.background is None:
             outcome = self.run(entry, payload)
             return delivered(self.deliver(entry, payload, outcome), outcome)
@@ -535,12 +587,14 @@ class ClaudeCodeDialect:
         BACKGROUND.start(lambda: _background(entry, payload), f"{entry.where} ({entry.command})")
         return None
 
-    def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
+    def run(
+        self, entry: ShellEntry, payload: dict[str, Any], execute: Execute = run_command
+    ) -> Outcome:
         """Run the handler in line, once per Claude input of the call (those its
-        ``if:`` lets through); any block blocks the call.  ``hermes-hooks test`` and
-        ``doctor`` call this directly, so they see an async hook's answer too."""
-        spec = entry.claude
-        assert spec is not None
+        ``if:`` lets through), each command through ``execute``; any block blocks the
+        call.  ``hermes-hooks test`` and ``doctor`` call this directly, so they see an
+        async hook's answer too."""
+        spec = spec_of(entry)
         cwd = _cwd()
         inputs = _inputs(spec, payload, cwd)
         if not inputs.whole:
@@ -550,7 +604,7 @@ class ClaudeCodeDialect:
         items = _selected(spec, inputs.items, payload, cwd)
         outcomes: list[Outcome] = []
         for item in items:
-            outcome = _run_one(entry, payload, item, cwd)
+            outcome = _run_one(entry, payload, item, cwd, execute)
             outcomes.append(outcome)
             if outcome.directive is not None and outcome.directive.get("action") == "block":
                 break  # any block blocks the whole call
@@ -565,11 +619,11 @@ class ClaudeCodeDialect:
         the session's first ``pre_llm_call`` instead (:class:`SessionContexts`); the
         variables the hook wrote to ``CLAUDE_ENV_FILE`` are its answer (``env``)."""
         directive = outcome.directive
-        if entry.event == "on_session_start" and entry.claude is not None:
+        if entry.event == "on_session_start":
             context = directive.get("context") if directive is not None else None
             text = str(context) if context is not None else ""
             if text.strip():  # D-32: blank context counts for nothing
-                entry.claude.context.sessions.put(_session(payload), text)
+                spec_of(entry).context.sessions.put(_session(payload), text)
             env = directive.get("env") if directive is not None else None
             return {"env": env} if env else None
         return directive

@@ -13,8 +13,8 @@ dialect itself (stdin, environment, reading the answer) is
   extendable with the top-level ``hooks_claude_tools:`` key of ``config.yaml``.
 * **Matchers** (:func:`compile_matcher`): Claude's rules (``*``; exact names or lists;
   otherwise an unanchored regular expression), applied to Claude's tool name.
-* **Entries** (:func:`event_for_key`, :func:`read_dialect`, :func:`read_spec`): what
-  the config reader asks when an entry is Claude Code's.
+* **Entries** (:func:`event_for_key`, :func:`read_spec`, :func:`spec_of`): what the
+  dialect reads of an entry, and its reading kept on the entry.
 
 ``docs/claude-code-porting.md`` has the tables and cites the Claude Code behaviour each
 rule mirrors.
@@ -40,17 +40,17 @@ from hermes_hooks.claude.tools import (
     tool_table,
 )
 from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell.dialect import DIALECTS as _REGISTRY
 from hermes_hooks.user_regex import UserRegex
 
 if TYPE_CHECKING:
-    from hermes_hooks.shell.entry import Warn
+    from hermes_hooks.shell.entry import ShellEntry, Warn
 
 __all__ = [
     "DEFAULT_TOOLS",
     "DIALECT",
     "DIALECTS",
     "EVENTS",
-    "HERMES_DIALECT",
     "PERMISSION_MODE",
     "TOOLS_KEY",
     "UNMAPPED_EVENTS",
@@ -66,9 +66,8 @@ __all__ = [
     "compile_matcher",
     "default_claude_event",
     "event_for_key",
-    "normalise_dialect",
-    "read_dialect",
     "read_spec",
+    "spec_of",
     "text_or",
     "tool_table",
 ]
@@ -76,8 +75,8 @@ __all__ = [
 log = get_logger("hermes_hooks.shell")
 
 DIALECT = "claude-code"
-HERMES_DIALECT = "hermes"
-DIALECTS = (HERMES_DIALECT, DIALECT)
+#: Every ``dialect:`` value (the shell package's registry of dialects).
+DIALECTS = tuple(_REGISTRY)
 #: Claude Code sends this as ``permission_mode``; Hermes asks for approval as usual.
 PERMISSION_MODE = "default"
 
@@ -153,11 +152,6 @@ def claude_event(name: str) -> ClaudeEvent | None:
 def default_claude_event(event: str) -> ClaudeEvent | None:
     """The Claude event an entry declared under our ``event`` name stands for."""
     return _FOR_EVENT.get(event)
-
-
-def normalise_dialect(value: str) -> str:
-    """``value`` as a dialect name: trimmed, lower-case, ``_`` read as ``-``."""
-    return value.strip().lower().replace("_", "-")
 
 
 # -- matchers ------------------------------------------------------------------------------
@@ -359,6 +353,15 @@ class ClaudeSpec:
         return None
 
 
+def spec_of(entry: ShellEntry) -> ClaudeSpec:
+    """The Claude Code side of a claude-code ``entry`` (what :func:`read_spec` read,
+    kept on the entry); TypeError for an entry of another dialect."""
+    spec = entry.data
+    if not isinstance(spec, ClaudeSpec):
+        raise TypeError(f"{entry.where} is not a claude-code entry (dialect {entry.dialect})")
+    return spec
+
+
 def text_or(value: Any, default: str) -> str:
     """``value`` when it is a string (a payload field as the host sent it), else
     ``default``: Claude Code's stdin fields are always strings."""
@@ -381,27 +384,6 @@ def event_for_key(key: str) -> tuple[str | None, str | None]:
             "entries are skipped"
         )
     return key, None
-
-
-def read_dialect(event: str, value: Any, declared: str | None) -> tuple[str | None, str | None]:
-    """(dialect, None), or (None, why the entry is skipped).  The default is
-    ``hermes``, except under a Claude Code event name, which implies ``claude-code``."""
-    if value is None:
-        return (DIALECT if declared else HERMES_DIALECT), None
-    name = normalise_dialect(value) if isinstance(value, str) else None
-    if name not in DIALECTS:
-        # Skipped rather than run as hermes: a gate read in the wrong dialect fails open.
-        return None, (
-            f"dialect {value!r} is not known (valid: hermes, claude-code); skipped. "
-            "Fix: 'dialect: claude-code'."
-        )
-    if name == DIALECT and not declared and event not in _FOR_EVENT:
-        mapped = ", ".join(sorted(_FOR_EVENT))
-        return None, (
-            f"dialect claude-code is not available on {event}: Claude Code has no "
-            f"equivalent event (it is on {mapped}); skipped"
-        )
-    return name, None
 
 
 def read_spec(

@@ -53,6 +53,7 @@ __all__ = [
     "GatewayHookRecord",
     "GatewaySource",
     "load",
+    "safe_mode_notice",
     "survey",
     "unloaded",
 ]
@@ -125,7 +126,7 @@ class GatewaySource:
     def discover(self) -> None:
         """Load every hook directory not loaded yet (idempotent, D-08)."""
         if safe_mode():
-            log.info(SAFE_MODE_MESSAGE)
+            safe_mode_notice()
             return
         for record, manifest in survey(self.directory, skip=self._records):
             self._records[record.key] = record
@@ -308,6 +309,11 @@ def _signature_problem(handle: Callable[..., Any]) -> str | None:
     except TypeError as exc:
         return f"handle{signature} cannot be called as handle(event_type, context): {exc}"
     return None
+
+
+def safe_mode_notice() -> None:
+    """Say that ``HERMES_SAFE_MODE`` keeps the gateway hooks from loading."""
+    log.info(SAFE_MODE_MESSAGE)
 
 
 def load(context: LoadContext) -> GatewaySource:

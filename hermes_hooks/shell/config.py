@@ -13,7 +13,8 @@ Every rule of SH-04..SH-11 and D-64..D-68 lives here:
   key: a Claude Code script expects a fresh process with its own environment);
 * the entry's dialect (:mod:`hermes_hooks.shell.dialect`) reads its
   ``matcher``; ``dialect: claude-code`` (and Claude Code event names such as
-  ``PreToolUse``) brings Claude Code's event names, matchers and tool table.
+  ``PreToolUse``) brings Claude Code's event names, matchers and tool table, all
+  asked of the dialect through its interface.
 
 One bad entry never drops the others.  Every warning names the file, the event and the
 entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is kept in
@@ -30,13 +31,21 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import resembles_gate, suggest_hook
 from hermes_hooks.hookspecs import CATALOGUE
-from hermes_hooks.shell.dialect import dialect_named
+from hermes_hooks.shell.dialect import (
+    DEFAULT_DIALECT,
+    DIALECTS,
+    Block,
+    dialect_named,
+    event_for_key,
+    every_dialect,
+    normalise_dialect,
+)
 from hermes_hooks.shell.entry import (
     DEFAULT_TIMEOUT,
     MAX_TIMEOUT,
@@ -44,9 +53,6 @@ from hermes_hooks.shell.entry import (
     ShellEntry,
 )
 from hermes_hooks.shell.home import TRUTHY, auto_accept_configured
-
-if TYPE_CHECKING:
-    from hermes_hooks.claude.tables import ClaudeContext
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -95,11 +101,10 @@ _FALSY = frozenset({"0", "false", "no", "off"})
 
 def _meant_a_gate(key: str) -> bool:
     """Whether the unknown event key ``key`` most resembles a hook that can block, in
-    our spelling or Claude Code's (``pre_tool_cal``, ``PreToolUze``, ``pretooluse``):
+    our spelling or a dialect's (``pre_tool_cal``, ``PreToolUze``, ``pretooluse``):
     its entries, skipped, are then a gate that never runs."""
-    from hermes_hooks.claude.tables import EVENTS
-
-    return resembles_gate(key, {row.name: row.event for row in EVENTS})
+    aliases = {name: event for dialect in every_dialect() for name, event in dialect.events.items()}
+    return resembles_gate(key, aliases)
 
 
 # -- commands ------------------------------------------------------------------------
@@ -225,7 +230,9 @@ class ParsedHooks:
 
     entries: list[ShellEntry] = field(default_factory=list)
     problems: list[ConfigProblem] = field(default_factory=list)
-    claude: ClaudeContext | None = None  # shared by the claude-code entries, if any
+    #: Each dialect's own state for the block, by dialect name (what its entries
+    #: share, such as a tool table read from the config); opaque here.
+    shared: dict[str, object] = field(default_factory=dict)
 
     def for_event(self, event: str) -> list[ShellEntry]:
         """The entries of ``event`` in list order."""
@@ -241,16 +248,24 @@ class _Reader:
         quiet: bool,
         config: Mapping[str, Any],
         base: str | os.PathLike[str] | None = None,
+        host: Any = None,
     ) -> None:
         self.source = source
         self.base = base
         self.level = logging.DEBUG if quiet else logging.WARNING
-        self.config = config
         self.result = ParsedHooks()
+        self.block = Block(
+            config,
+            lambda key, message, narrows: self.warn(key, None, message, drops=narrows, shared=True),
+            host,
+            self.result.shared,
+        )
         self.seen: dict[str, int] = {}  # entries read so far per event, for ``rank``
-        # While an entry declared under a Claude Code name is read: (ours, as written),
-        # so that its warnings name the key as written (hooks.PreToolUse[0]).
+        # While an entry declared under another dialect's name is read: (ours, as
+        # written), so that its warnings name the key as written (hooks.PreToolUse[0]).
         self.alias: tuple[str, str] | None = None
+        # The dialect whose event name the key being read is (its entries' default).
+        self.claimed: str | None = None
 
     def warn(
         self,
@@ -264,7 +279,7 @@ class _Reader:
         """Record and log one problem; ``drops``: the entry (or the event's entries, or
         their fail-closed guarantee, or part of what their matcher covers) is lost, which
         on a hook that can block leaves a gate off, so it is an ERROR there rather than a
-        WARNING.  ``shared``: the problem is in a table every Claude Code entry reads
+        WARNING.  ``shared``: the problem is in a table every entry of a dialect reads
         (gates included), so what it loses is always an ERROR."""
         # Whether it can block is a fact of our event; the message names the key as written.
         gate = drops and (shared or event in BLOCKING_EVENTS)
@@ -308,8 +323,11 @@ class _Reader:
             if event in RESERVED_KEYS:
                 continue  # D-64: outbound webhooks and output spill own these keys
             declared = None
+            self.claimed = None
             if event not in CATALOGUE:
-                resolved = self.claude_event(event)
+                resolved, why, self.claimed = event_for_key(event)
+                if why is not None:
+                    self.warn(event, None, why)
                 if resolved is None:
                     continue
                 if resolved != event:
@@ -354,35 +372,6 @@ class _Reader:
         self.alias = None
         return self.result
 
-    def claude_event(self, key: str) -> str | None:
-        """Our event for a Claude Code event name (``key`` itself when it is none);
-        None, after a warning, for a Claude Code event Hermes does not have."""
-        # The dialect tables load only when a hooks: block has entries to read.
-        from hermes_hooks.claude.tables import event_for_key
-
-        event, problem = event_for_key(key)
-        if problem is not None:
-            self.warn(key, None, problem)
-        return event
-
-    def context(self) -> ClaudeContext:
-        """The tables the claude-code entries share, read once from the config."""
-        if self.result.claude is None:
-            from hermes_hooks.claude.tables import (
-                TOOLS_KEY,
-                ClaudeContext,
-                tool_table,
-            )
-
-            tools = tool_table(
-                self.config,
-                lambda message, narrows=False: self.warn(
-                    TOOLS_KEY, None, message, drops=narrows, shared=True
-                ),
-            )
-            self.result.claude = ClaudeContext(tools)
-        return self.result.claude
-
     # -- one entry ---------------------------------------------------------------------
 
     def entry(
@@ -399,12 +388,13 @@ class _Reader:
         dialect = self.dialect(event, index, raw.get("dialect"), declared)
         if dialect is None:
             return None
+        reader = dialect_named(dialect)
         command = raw.get("command")
-        model_kind = raw.get("type") if dialect == "claude-code" else None
-        if model_kind in ("prompt", "agent") and command is None:
-            # A prompt or agent handler has no command: its prompt is the consent key.
-            prompt = raw.get("prompt")
-            command = f"{model_kind}: {prompt.strip()}" if isinstance(prompt, str) else None
+        stand_in = reader.stand_in(raw)
+        if stand_in is not None and command is None:
+            # Answered by the host's model, with no command: the dialect names the
+            # consent key (a prompt handler's prompt).
+            command = stand_in[1]
         if not isinstance(command, str) or not command.strip():
             if command is None and isinstance(raw.get("hooks"), list):
                 # Claude Code's settings.json nests the commands of a matcher group.
@@ -427,7 +417,7 @@ class _Reader:
             return None
         command = command.strip()
         try:
-            argv = [model_kind] if model_kind in ("prompt", "agent") else split_command(command)
+            argv = [stand_in[0]] if stand_in is not None else split_command(command)
         except ValueError as exc:
             self.warn(
                 event, index, f"command {command!r} cannot be split ({exc}); skipped", drops=True
@@ -442,12 +432,12 @@ class _Reader:
             )
             return None
         try:
-            matcher, pattern, claude = dialect_named(dialect).read_matcher(
+            matcher, data, variant = reader.read_matcher(
                 event,
                 raw,
                 declared,
                 lambda message, narrows=False: self.warn(event, index, message, drops=narrows),
-                self.context,
+                self.block,
             )
         except EntryRefused as exc:
             self.warn(event, index, str(exc), drops=True)
@@ -460,10 +450,11 @@ class _Reader:
             matcher=matcher,
             timeout=self.timeout(event, index, raw.get("timeout")),
             fail_closed=self.fail_closed(event, index, raw),
-            pattern=pattern,
             dialect=dialect,
-            claude=claude,
+            data=data,
+            variant=variant,
             declared=declared,
+            runs_program=stand_in is None,
             rank=rank,
             persistent=self.persistent(event, index, raw.get("persistent")),
             base=None if self.base is None else os.fspath(self.base),
@@ -471,12 +462,33 @@ class _Reader:
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
-        """``hermes`` or ``claude-code``; None (after warning) to skip the entry."""
-        from hermes_hooks.claude.tables import read_dialect
-
-        name, problem = read_dialect(event, value, declared)
-        if problem is not None:
-            self.warn(event, index, problem, drops=name is None)
+        """The entry's dialect name; None (after warning) to skip the entry.  The
+        default is ``hermes``, except under another dialect's event name, which
+        implies that dialect."""
+        if value is None:
+            return (self.claimed if declared else None) or DEFAULT_DIALECT
+        name = normalise_dialect(value) if isinstance(value, str) else None
+        if name is None or name not in DIALECTS:
+            # Skipped rather than run as hermes: a gate read in the wrong dialect fails open.
+            self.warn(
+                event,
+                index,
+                f"dialect {value!r} is not known (valid: {', '.join(DIALECTS)}); skipped. "
+                "Fix: 'dialect: claude-code'.",
+                drops=True,
+            )
+            return None
+        chosen = dialect_named(name)
+        ours = set(chosen.events.values())
+        if ours and not declared and event not in ours:
+            self.warn(
+                event,
+                index,
+                f"dialect {name} is not available on {event}: {chosen.title} has no "
+                f"equivalent event (it is on {', '.join(sorted(ours))}); skipped",
+                drops=True,
+            )
+            return None
         return name
 
     def timeout(self, event: str, index: int, value: Any) -> int:
@@ -579,12 +591,14 @@ def parse_hooks(
     *,
     quiet: bool = False,
     base: str | os.PathLike[str] | None = None,
+    host: Any = None,
 ) -> ParsedHooks:
     """Read the ``hooks:`` block of a parsed ``config.yaml``; a relative script path in
-    a command resolves against ``base`` (the home) when given.
+    a command resolves against ``base`` (the home) when given; ``host`` is what the
+    host lends the load (a dialect's handlers may need it).
 
     Never raises: each bad event key or entry is logged at WARNING (naming ``source``,
     the event and the index; DEBUG when ``quiet``), skipped, and recorded in
     ``problems``.
     """
-    return _Reader(source, quiet, config, base).read(config.get("hooks"))
+    return _Reader(source, quiet, config, base, host).read(config.get("hooks"))

@@ -47,7 +47,6 @@ next write).  Running processes re-check the file before every firing with one `
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import hashlib
 import json
 import os
@@ -81,8 +80,6 @@ __all__ = [
     "approve_hint",
     "baseline",
     "bypass_reason",
-    "inspecting",
-    "is_inspecting",
     "prompt",
 ]
 
@@ -105,9 +102,6 @@ _ENTRY_KEYS = (
 )
 _PIN_KEYS = ("program_path", "script_path")
 _process_lock = threading.Lock()  # in-process companion of the flock (and Windows' only lock)
-_inspecting: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "hermes_hooks_consent_inspecting", default=False
-)
 
 
 def utc_iso(timestamp: float, *, seconds: bool = False) -> str:
@@ -115,28 +109,6 @@ def utc_iso(timestamp: float, *, seconds: bool = False) -> str:
     moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
     text = moment.isoformat(timespec="seconds") if seconds else moment.isoformat()
     return text.replace("+00:00", "Z")
-
-
-# -- inspection mode ------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def inspecting() -> Iterator[None]:
-    """Within this block loading never prompts and never writes the allowlist.
-
-    For tools that only look at a home (``list``, ``doctor``): unapproved hooks are
-    reported, not approved, even when a consent bypass is active.
-    """
-    token = _inspecting.set(True)
-    try:
-        yield
-    finally:
-        _inspecting.reset(token)
-
-
-def is_inspecting() -> bool:
-    """Whether the current context is inside :func:`inspecting`."""
-    return _inspecting.get()
 
 
 def approve_hint(event: str, command: str) -> str:

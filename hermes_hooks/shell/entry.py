@@ -5,15 +5,10 @@ shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
-from hermes_hooks._log import get_logger
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.hookspecs import CATALOGUE
-from hermes_hooks.user_regex import UserRegex
-
-if TYPE_CHECKING:
-    from hermes_hooks.claude.tables import ClaudeSpec
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -23,8 +18,6 @@ __all__ = [
     "ShellEntry",
     "Warn",
 ]
-
-log = get_logger("hermes_hooks.shell")
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
@@ -52,11 +45,15 @@ class Warn(Protocol):
 
 
 class EntryMatcher(NamedTuple):
-    """An entry's ``matcher`` as its dialect read it."""
+    """An entry's ``matcher`` (and options) as its dialect read it."""
 
     text: str | None = None  # as written (trimmed); None matches everything
-    pattern: UserRegex | None = None  # the Hermes dialect's compiled expression
-    claude: ClaudeSpec | None = None  # the Claude Code dialect's side of the entry
+    #: The dialect's own reading of the entry (a compiled expression, another agent's
+    #: event and handler options): opaque to everything but that dialect.
+    data: object = None
+    #: What the entry is within its dialect when the dialect has several kinds for one
+    #: of our events (another agent's event name), part of its identity.
+    variant: str | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,10 +67,15 @@ class ShellEntry:
     matcher: str | None = None
     timeout: int = DEFAULT_TIMEOUT
     fail_closed: bool = False
-    pattern: UserRegex | None = field(default=None, repr=False)
-    dialect: str = "hermes"  # or "claude-code"
-    claude: ClaudeSpec | None = field(default=None, repr=False)  # set for claude-code
+    dialect: str = "hermes"  # a name of the dialect registry
+    #: The dialect's own reading of the entry (:attr:`EntryMatcher.data`): only the
+    #: dialect looks inside.
+    data: object = field(default=None, repr=False)
+    variant: str | None = None  # :attr:`EntryMatcher.variant`
     declared: str | None = None  # the event key as written, when not ours (PreToolUse)
+    #: False for an entry answered by the host's model rather than a program (its
+    #: ``argv`` is then the one word its dialect gave).
+    runs_program: bool = True
     rank: int = 0  # the order among the shell entries of ``event`` (D-19)
     persistent: bool = False  # started once and kept running (one JSON line per firing)
     #: The folder relative paths in ``command`` resolve against: the home the entry was
@@ -85,10 +87,8 @@ class ShellEntry:
     @property
     def key(self) -> tuple[str, str | None, str, str]:
         """The D-08 identity within one home: (event, matcher, command, dialect), the
-        dialect naming the Claude Code event for claude-code entries."""
-        flavour = self.dialect
-        if self.claude is not None:
-            flavour = f"{self.dialect}:{self.claude.event.name}"
+        dialect naming the entry's variant when it has one (``claude-code:PreToolUse``)."""
+        flavour = self.dialect if self.variant is None else f"{self.dialect}:{self.variant}"
         return (self.event, self.matcher, self.command, flavour)
 
     @property
@@ -109,17 +109,8 @@ class ShellEntry:
         return contract is None or contract.fail_closed
 
     def matches(self, tool_name: Any) -> bool:
-        """D-66: no matcher matches everything; a set matcher must match the whole tool
-        name (literal equality when the regex did not compile) and never matches a
-        missing one.  A claude-code entry applies Claude Code's rules to Claude's name
-        of the tool instead.  A match that cannot finish in time counts as a match on
-        a gate and as none elsewhere (:meth:`UserRegex.decide`)."""
-        if self.claude is not None:
-            return self.claude.matches_tool(tool_name, self.origin)
-        if self.matcher is None:
-            return True
-        if not isinstance(tool_name, str):
-            return False
-        if self.pattern is None:
-            return tool_name == self.matcher
-        return self.pattern.decide(tool_name, gate=self.gate, where=self.origin, log=log)
+        """Whether the entry's matcher accepts our tool ``tool_name``, by its
+        dialect's rules (the Hermes dialect's: D-66)."""
+        from hermes_hooks.shell.dialect import dialect_of
+
+        return dialect_of(self).matches(self, tool_name)

@@ -26,16 +26,16 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Degraded
 from hermes_hooks._hermes_names import BUILTIN_TOOLS
+from hermes_hooks._log import get_logger
 from hermes_hooks._select import ALLOW_WORDS, directive_word, first_text
-from hermes_hooks.claude.tables import HERMES_DIALECT, ClaudeContext
-from hermes_hooks.claude.tools import DEFAULT_TOOLS
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.shell.dialect import DEFAULT_DIALECT, Block, Execute, every_dialect
 from hermes_hooks.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.shell.output import (
     BLOCK_EXIT_CODE,
@@ -51,7 +51,12 @@ from hermes_hooks.shell.output import interpret as interpret_with
 from hermes_hooks.shell.run import STREAM_CAP, RunResult, run_command
 from hermes_hooks.user_regex import UserRegex
 
+if TYPE_CHECKING:
+    from hermes_hooks._manager import HookManager
+
 __all__ = ["DIALECT", "MATCHER_EVENTS", "HermesDialect", "interpret", "normalise", "read"]
+
+log = get_logger("hermes_hooks.shell")
 
 
 #: The events on which ``matcher`` filters by tool name: the catalogue's tool-scoped
@@ -94,25 +99,29 @@ def read_matcher(event: str, value: Any, warn: Warn) -> EntryMatcher:
             narrows=True,
         )
         return EntryMatcher(matcher)
-    claude_only = _claude_names_only(compiled)
-    if claude_only:
-        ours = list(dict.fromkeys(r.tool for r in DEFAULT_TOOLS if r.claude in claude_only))
-        warn(
-            f"matcher {matcher!r} matches Claude Code's tool names ({', '.join(claude_only)}), "
-            f"never ours ({', '.join(ours)}), so the hook never fires for them. Fix: write "
-            f"matcher: {'|'.join(ours)}, or set dialect: claude-code to use Claude Code's names",
-            narrows=True,
-        )
-    else:
-        meant = _misspelt_tools(matcher, compiled)
-        if meant:
+    for other in every_dialect():
+        # Another dialect's tool names (Claude Code's Bash, Write): the matcher was
+        # copied from that agent's settings into a Hermes entry, and would never fire.
+        theirs = _foreign_names_only(compiled, other.tool_names)
+        if theirs:
+            ours = list(dict.fromkeys(tool for tool, name in other.tool_names if name in theirs))
             warn(
-                f"matcher {matcher!r} matches none of Hermes' tool names, only another "
-                f"spelling of {', '.join(meant)} (tool names are lower case, with "
-                f"underscores), so the hook never fires for them. Fix: write matcher: "
-                f"{'|'.join(meant)}",
+                f"matcher {matcher!r} matches {other.title}'s tool names "
+                f"({', '.join(theirs)}), never ours ({', '.join(ours)}), so the hook never "
+                f"fires for them. Fix: write matcher: {'|'.join(ours)}, or set dialect: "
+                f"{other.name} to use {other.title}'s names",
                 narrows=True,
             )
+            return EntryMatcher(matcher, compiled)
+    meant = _misspelt_tools(matcher, compiled)
+    if meant:
+        warn(
+            f"matcher {matcher!r} matches none of Hermes' tool names, only another "
+            f"spelling of {', '.join(meant)} (tool names are lower case, with "
+            f"underscores), so the hook never fires for them. Fix: write matcher: "
+            f"{'|'.join(meant)}",
+            narrows=True,
+        )
     return EntryMatcher(matcher, compiled)
 
 
@@ -133,16 +142,19 @@ def _misspelt_tools(matcher: str, pattern: UserRegex) -> list[str]:
     return sorted(tool for tool, forms in spellings.items() if any(answers[s] for s in forms))
 
 
-def _claude_names_only(pattern: UserRegex) -> list[str]:
-    """The Claude Code tool names ``pattern`` matches whole when it matches none of our
-    names for the same tools: a matcher copied from a Claude Code settings file
-    (``Bash``, ``Write|Edit``) into a Hermes entry, which would never fire.  A name the
-    expression cannot finish on in time proves nothing, so it never says so."""
-    theirs = pattern.test_all(row.claude for row in DEFAULT_TOOLS)
-    ours = pattern.test_all(row.tool for row in DEFAULT_TOOLS)
+def _foreign_names_only(pattern: UserRegex, names: Sequence[tuple[str, str]]) -> list[str]:
+    """The other dialect's tool names (of ``names``: (ours, theirs) pairs) that
+    ``pattern`` matches whole when it matches none of our names for the same tools: a
+    matcher copied from another agent's settings (``Bash``, ``Write|Edit``) into a
+    Hermes entry, which would never fire.  A name the expression cannot finish on in
+    time proves nothing, so it never says so."""
+    if not names:
+        return []
+    theirs = pattern.test_all(name for _, name in names)
+    ours = pattern.test_all(tool for tool, _ in names)
     if None in theirs or any(answer is not False for answer in ours):
         return []
-    return [row.claude for row, answer in zip(DEFAULT_TOOLS, theirs, strict=True) if answer]
+    return [name for (_, name), answer in zip(names, theirs, strict=True) if answer]
 
 
 # -- reading the answer ------------------------------------------------------------------
@@ -312,9 +324,18 @@ def interpret(entry: ShellEntry, result: RunResult, payload: Any = None) -> Outc
 
 
 class HermesDialect:
-    """The Hermes dialect as a :class:`~hermes_hooks.shell.dialect.Dialect`."""
+    """The Hermes dialect as a :class:`~hermes_hooks.shell.dialect.Dialect`: our own
+    event and tool names, nothing to set up per load."""
 
-    name = HERMES_DIALECT
+    name = DEFAULT_DIALECT
+    title = "Hermes"
+    events: Mapping[str, str] = {}
+    unmapped: Mapping[str, str] = {}
+    tool_names: Sequence[tuple[str, str]] = ()
+
+    def stand_in(self, raw: Mapping[str, Any]) -> tuple[str, str | None] | None:
+        """Every Hermes entry runs its command."""
+        return None
 
     def read_matcher(
         self,
@@ -322,29 +343,43 @@ class HermesDialect:
         raw: Mapping[str, Any],
         declared: str | None,
         warn: Warn,
-        tables: Callable[[], ClaudeContext],
+        block: Block,
     ) -> EntryMatcher:
-        """A regular expression on the whole tool name (the tables are Claude's)."""
+        """A regular expression on the whole tool name (nothing shared per block)."""
         return read_matcher(event, raw.get("matcher"), warn)
+
+    def describe(self, entry: ShellEntry) -> list[str]:
+        """Nothing besides the settings every entry shows."""
+        return []
+
+    def loaded(self, entries: list[ShellEntry], manager: HookManager, owner: str) -> None:
+        """Nothing besides the entries themselves."""
+
+    def matches(self, entry: ShellEntry, tool_name: Any) -> bool:
+        """D-66: no matcher matches everything; a set matcher must match the whole tool
+        name (literal equality when the regex did not compile) and never matches a
+        missing one.  A match that cannot finish in time counts as a match on a gate
+        and as none elsewhere (:meth:`UserRegex.decide`)."""
+        if entry.matcher is None:
+            return True
+        if not isinstance(tool_name, str):
+            return False
+        pattern = entry.data
+        if not isinstance(pattern, UserRegex):
+            return tool_name == entry.matcher
+        return pattern.decide(tool_name, gate=entry.gate, where=entry.origin, log=log)
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
         """A non-matching entry is never spawned (D-66)."""
-        return entry.matcher is None or entry.matches(payload.get("tool_name"))
+        return entry.matcher is None or self.matches(entry, payload.get("tool_name"))
 
-    def stdin(
-        self, entry: ShellEntry, payload: dict[str, Any]
-    ) -> tuple[bytes, dict[str, str] | None]:
-        """The SH-13 envelope; the agent's own environment."""
-        return dumps(build_envelope(entry.event, payload)), None
-
-    def read(self, reading: Reading) -> Directive | None:
-        """See :func:`read`."""
-        return read(reading)
-
-    def run(self, entry: ShellEntry, payload: dict[str, Any]) -> Outcome:
-        """One run of the command on the envelope, interpreted."""
-        stdin, env = self.stdin(entry, payload)
-        return interpret(entry, run_command(entry.argv, stdin, entry.timeout, env=env), payload)
+    def run(
+        self, entry: ShellEntry, payload: dict[str, Any], execute: Execute = run_command
+    ) -> Outcome:
+        """One run of the command on the SH-13 envelope (the agent's own environment),
+        interpreted."""
+        stdin = dumps(build_envelope(entry.event, payload))
+        return interpret(entry, execute(entry.argv, stdin, entry.timeout, env=None), payload)
 
     def deliver(
         self, entry: ShellEntry, payload: dict[str, Any], outcome: Outcome

@@ -21,7 +21,7 @@ from typing import Any
 
 from hermes_hooks._callback import Degraded
 from hermes_hooks._log import get_logger, warn_once
-from hermes_hooks.claude.background import owned_by
+from hermes_hooks.shell.background import owned_by
 from hermes_hooks.shell.consent import (
     AllowlistWatch,
     Approval,
@@ -31,11 +31,11 @@ from hermes_hooks.shell.consent import (
 from hermes_hooks.shell.consent import log as consent_log
 from hermes_hooks.shell.dialect import Dialect, dialect_of
 from hermes_hooks.shell.entry import ShellEntry
-from hermes_hooks.shell.output import Outcome, Reading, delivered, interpret
+from hermes_hooks.shell.output import Outcome, Reading, delivered
 from hermes_hooks.shell.persistent import PersistentProcess, StartRefused
 from hermes_hooks.shell.pin import resolve
 from hermes_hooks.shell.pin_check import drift, refusal
-from hermes_hooks.shell.run import RunResult
+from hermes_hooks.shell.run import RunResult, run_command
 
 __all__ = ["ShellHook", "ShellRecord", "UnapprovedGate", "run_once"]
 
@@ -203,11 +203,18 @@ class ShellHook:
         entry = self.entry
         if argv is not None and argv != entry.argv:
             entry = dataclasses.replace(entry, argv=argv)
-        if self.process is not None:  # persistent (Hermes dialect): its running process
-            stdin, _ = self.dialect.stdin(entry, payload)
-            result = self.process.request(stdin, entry.argv, admit)
-            return interpret(entry, result, self.dialect.read, payload)
-        return self.dialect.run(entry, payload)
+        process = self.process
+        if process is None:
+            return self.dialect.run(entry, payload, run_command)
+
+        def persistent(
+            argv: tuple[str, ...], stdin: bytes, timeout: float, *, env: dict[str, str] | None
+        ) -> RunResult:
+            # The running process answers (it keeps the agent's environment and its own
+            # timeout per request).
+            return process.request(stdin, argv, admit)
+
+        return self.dialect.run(entry, payload, persistent)
 
     def close(self, timeout: float = 1.0) -> None:
         """End a persistent entry's process (nothing to do for a per-firing one)."""

@@ -16,7 +16,6 @@ import shutil
 from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.claude.options import MODEL_KINDS
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.shell.config import BLOCKING_EVENTS, ConfigProblem, script_for_argv
 from hermes_hooks.shell.consent import (
@@ -25,6 +24,7 @@ from hermes_hooks.shell.consent import (
     approve_hint,
     reapprove_hint,
 )
+from hermes_hooks.shell.dialect import dialect_of
 from hermes_hooks.shell.entry import ShellEntry
 from hermes_hooks.shell.hook import ShellRecord, run_once
 from hermes_hooks.shell.pin_check import drift
@@ -66,20 +66,10 @@ class LoadedShell(Protocol):
 
 
 def describe_entry(entry: ShellEntry) -> str:
-    """``matcher='x' timeout=5s fail_closed``: the settings of one entry (with
-    ``dialect=claude-code (PreToolUse)`` for a Claude Code entry)."""
+    """``matcher='x' timeout=5s fail_closed``: the settings of one entry (with its
+    dialect's own, such as ``dialect=claude-code (PreToolUse)``, from the dialect)."""
     parts = [f"matcher={entry.matcher!r}"] if entry.matcher else []
-    if entry.claude is not None:
-        parts.append(f"dialect={entry.dialect} ({entry.claude.event.name})")
-        options = entry.claude.options
-        if options.kind != "command":
-            parts.append(f"type={options.kind}")
-        if options.background is not None:
-            parts.append("asyncRewake" if options.background == "rewake" else "async")
-        if options.condition is not None:
-            parts.append(f"if={options.condition.text!r}")
-        if options.plugin_root is not None:
-            parts.append(f"plugin={options.plugin_root}")
+    parts.extend(dialect_of(entry).describe(entry))
     parts.append(f"timeout={entry.timeout}s")
     if entry.fail_closed:
         parts.append("fail_closed")
@@ -165,15 +155,11 @@ def _mark(level: str, text: str) -> str:
     return f"{_LEVEL_MARKS[level]} {text}"
 
 
-def _model_handler(entry: ShellEntry) -> bool:
-    return entry.claude is not None and entry.claude.options.kind in MODEL_KINDS
-
-
 def program_problem(entry: ShellEntry) -> str | None:
     """Why ``entry`` cannot start, or None: the program must exist and be executable,
     and the script it names (D-73) must be readable.  A Claude Code prompt or agent
     handler runs no program."""
-    if _model_handler(entry):
+    if not entry.runs_program:
         return None
     program = entry.argv[0]
     if os.sep in program or (os.altsep and os.altsep in program):
@@ -328,9 +314,9 @@ def check(source: LoadedShell) -> list[Finding]:
         broken = program_problem(entry)
         if broken:
             findings.append(Finding("error", subject, broken))
-        elif not _model_handler(entry):
+        elif entry.runs_program:
             findings.append(Finding("ok", subject, "program found and executable"))
-        script = None if _model_handler(entry) else script_for_argv(entry.argv)
+        script = None if not entry.runs_program else script_for_argv(entry.argv)
         if script is not None and script.exists():  # the script, and where it lives
             code = [script, script.parent]
             findings.extend(Finding("warn", subject, p) for p in loose_paths(code))

@@ -18,8 +18,10 @@ The package, one job per module:
 * :mod:`.run` -- spawning one command, bounded in time and output;
 * :mod:`.persistent` -- the running process of a ``persistent: true`` entry;
 * :mod:`.output` -- the one interpretation core shared by every dialect;
-* :mod:`.dialects` -- the :class:`~.dialects.Dialect` protocol, the Hermes dialect, the
-  Claude Code dialect and its settings importer;
+* :mod:`.background` -- runs a dialect starts and does not wait for;
+* :mod:`.dialect` -- the :class:`~.dialect.Dialect` protocol and the registry of
+  dialects; :mod:`.hermes` -- the Hermes dialect (the Claude Code one lives in its own
+  package, found through the registry);
 * :mod:`.report` -- this source's part of ``list`` and its ``doctor`` findings.
 """
 
@@ -37,10 +39,7 @@ from hermes_hooks.shell.home import ALLOWLIST_NAME, bypass_reason, copy_of
 from hermes_hooks.sources import Unloaded
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.claude.model import HostModel
     from hermes_hooks.report import Finding, Section
     from hermes_hooks.shell import consent
     from hermes_hooks.shell.config import ConfigProblem, ParsedHooks
@@ -69,6 +68,10 @@ class ShellSource:
         # One owner per load, so unloading a source removes exactly what it registered.
         self.owner = f"shell-hooks:{context.home}:{next(_LOADS)}"
         self.bypass = bypass_reason(context.accept_hooks, context.config)
+        # Loaded for looking only (list, doctor): consent never prompts, approves or
+        # writes, and nothing is registered that a firing would need.
+        self.inspect = context.inspect
+        self.host = context.host
         # A replay's copy of a home: the real home's approvals hold in it, and nothing
         # is asked or written (an answer stored in the copy would be lost with it).
         self.copy_of = copy_of(context.home)
@@ -79,27 +82,10 @@ class ShellSource:
         self._unsaved: list[tuple[ShellEntry, consent.Approval]] = []
         self._manager = context.manager
         self._keys: set[_Key] = set()
-        self._llm, self._transcripts = self._host_capabilities(context.host)
         if (self.home / ALLOWLIST_NAME).exists():
             # Read now, as a load with hooks does, so that an unusable file is reported
             # at load; without one the consent machinery waits until it is needed.
             _ = self.watch
-
-    @staticmethod
-    def _host_capabilities(
-        host: Any,
-    ) -> tuple[HostModel | None, Callable[[str], str | None] | None]:
-        """(the host's model, its transcript lookup), for prompt and agent handlers."""
-        if (
-            getattr(host, "hook_model", None) is None
-            and getattr(host, "transcript_path", None) is None
-        ):
-            return None, None  # a host lending neither: no need to load the model dialect
-        # Deferred: the dialect package and its protocol classes cost a millisecond of
-        # every shell load, and most hosts lend neither.
-        from hermes_hooks.claude.model import host_capabilities
-
-        return host_capabilities(host)
 
     # The consent and parsing modules load on first use: a home with no ``hooks:``
     # block and no allowlist never needs them (start-up cost, paid by every agent).
@@ -137,14 +123,11 @@ class ShellSource:
         """Parse, apply consent, register."""
         if config.get("hooks") is None:
             return  # nothing to parse, ask about or register
-        from hermes_hooks.shell import consent
         from hermes_hooks.shell.config import parse_hooks
+        from hermes_hooks.shell.dialect import dialect_named
         from hermes_hooks.shell.hook import ShellRecord
 
-        self.parsed = parse_hooks(config, str(self.config_path), base=self.home)
-        if self.parsed.claude is not None:
-            self.parsed.claude.llm = self._llm
-            self.parsed.claude.transcripts = self._transcripts
+        self.parsed = parse_hooks(config, str(self.config_path), base=self.home, host=self.host)
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
         seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
@@ -184,38 +167,30 @@ class ShellSource:
             state, how = decisions[(entry.event, entry.command)]
             if state != "approved":
                 note = None
-                if self.bypass is not None and consent.is_inspecting():
+                if self.bypass is not None and self.inspect:
                     note = f"{self.bypass} is set: approved when the agent next loads"
                 elif entry.fail_closed:
                     note = self._hold_closed(entry)
                 self.entries.append(ShellRecord(entry, state, note=note))
                 continue
             self.entries.append(self._register(entry, how, held))
-        # Claude Code's SessionStart context, and what its background hooks say,
-        # reach the model through pre_llm_call.
-        claude = self.parsed.claude
-        talkers = [
-            r
-            for r in self.entries
-            if r.hook
-            and r.entry.claude is not None
-            and (r.entry.event == "on_session_start" or r.entry.claude.options.background)
-        ]
-        if claude is not None and talkers:
-            # The Claude Code modules load only when a claude-code entry exists.
-            from hermes_hooks.claude.dialect import register_session_context
-
-            register_session_context(self._manager, self.owner, claude)
+        # Each dialect registers what its registered entries need besides themselves.
+        by_dialect: dict[str, list[ShellEntry]] = {}
+        for record in self.entries:
+            if record.hook is not None:
+                by_dialect.setdefault(record.entry.dialect, []).append(record.entry)
+        for name, registered in by_dialect.items():
+            dialect_named(name).loaded(registered, self._manager, self.owner)
 
     def _hold_closed(self, entry: ShellEntry) -> str | None:
         """Register the stand-in of an unapproved ``fail_closed`` gate, which blocks every
         call it matches (the command itself never runs); returns the record's note.
         ``list`` and ``doctor`` only say so (they fire nothing, and report it)."""
-        from hermes_hooks.shell.consent import approve_hint, is_inspecting
+        from hermes_hooks.shell.consent import approve_hint
         from hermes_hooks.shell.hook import UnapprovedGate
 
         note = "fail_closed: every call it matches is blocked until it is approved"
-        if is_inspecting():
+        if self.inspect:
             return note
         try:
             self._manager.register_callback(
@@ -242,17 +217,12 @@ class ShellSource:
         return note
 
     def _refusal(self, entry: ShellEntry) -> str | None:
-        """Why an entry cannot run at all here (a prompt or agent handler without the
-        host's model), or None."""
-        claude = entry.claude
-        if claude is None or self._llm is not None:
-            return None
-        from hermes_hooks.claude.options import MODEL_KINDS
-
-        if claude.options.kind not in MODEL_KINDS:
+        """Why an entry cannot run at all here (a handler answered by the host's model,
+        such as a Claude Code prompt or agent handler, without that model), or None."""
+        if entry.runs_program or getattr(self.host, "hook_model", None) is not None:
             return None
         return (
-            f"a type: {claude.options.kind} handler is answered by the host's model, and "
+            f"a type: {entry.argv[0]} handler is answered by the host's model, and "
             "this host supplies none (load(..., host=HostCapabilities(hook_model=...))); refused"
         )
 
@@ -269,7 +239,7 @@ class ShellSource:
         from hermes_hooks.shell.pin import resolve
         from hermes_hooks.shell.pin_check import refusal
 
-        inspecting = consent.is_inspecting()
+        inspecting = self.inspect
         approval = self.watch.approval(entry.event, entry.command)
         again = None
         if approval is not None:
@@ -347,7 +317,6 @@ class ShellSource:
         self.watch.refresh()
 
     def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:
-        from hermes_hooks.shell import consent
         from hermes_hooks.shell.hook import ShellHook, ShellRecord
 
         key = (str(self.home), *entry.key)
@@ -372,7 +341,7 @@ class ShellSource:
         held.add(key)
         self._keys.add(key)
         note = None
-        if not consent.is_inspecting():
+        if not self.inspect:
             _, refused = hook.check_resolution()  # says so now, not at the first firing
             note = f"refused until approved again: {refused}" if refused else None
         return ShellRecord(entry, "registered", how, note=note, hook=hook)
@@ -389,10 +358,10 @@ class ShellSource:
 
     def close(self, timeout: float) -> None:
         """End what this source's hooks run, within ``timeout`` seconds in total: the
-        processes of persistent entries, and the background (``async``) Claude Code
-        runs its hooks started, which are waited for and then killed with their whole
+        processes of persistent entries, and the background runs its hooks started
+        (Claude Code's ``async`` hooks), which are waited for and then killed with their whole
         process group."""
-        from hermes_hooks.claude.background import BACKGROUND
+        from hermes_hooks.shell.background import BACKGROUND
 
         deadline = time.monotonic() + timeout
         for shell_hook in (record.hook for record in self.entries):

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.background import BACKGROUND
 from tests.claude.helpers import configure, payload
 from tests.shell.helpers import REPO, sh, warnings_of, write_script
 

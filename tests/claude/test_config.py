@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.claude.tables import compile_matcher
+from hermes_hooks.claude.tables import compile_matcher, spec_of
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.shell.config import parse_hooks
@@ -43,7 +43,7 @@ def test_claude_names_map_to_our_events_and_imply_the_dialect() -> None:
         ("pre_llm_call", "hermes", "hooks.pre_llm_call[0]"),
         ("pre_verify", "hermes", "hooks.Stop[0]"),
     ]
-    claude_events = [e.claude.event.name if e.claude else None for e in parsed.entries]
+    claude_events = [e.variant for e in parsed.entries]
     assert claude_events == ["PreToolUse", "PostToolUse", "PostToolUseFailure", None, None]
     assert parsed.problems == []
 
@@ -148,7 +148,7 @@ def test_claude_matcher_rules(matcher: str, matching: list[str], not_matching: l
 def test_star_blank_and_missing_match_everything(matcher: str | None) -> None:
     entry = {"command": "/a.sh"} if matcher is None else {"command": "/a.sh", "matcher": matcher}
     [parsed] = parse({"PreToolUse": [entry]}).entries
-    assert parsed.claude is not None and parsed.claude.matcher is None
+    assert spec_of(parsed).matcher is None
     assert parsed.matches("anything") and parsed.matches(None)
 
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.plugins.context import HostCapabilities
+from hermes_hooks.shell.background import BACKGROUND
 from tests.claude.helpers import configure, corpus, payload
 from tests.shell.helpers import problems_of, warnings_of
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks.claude.background import BACKGROUND
 from hermes_hooks.hooks import Hooks
+from hermes_hooks.shell.background import BACKGROUND
 from tests.claude.helpers import CORPUS, payload
 from tests.claude.test_import import cli
 from tests.shell.helpers import warnings_of

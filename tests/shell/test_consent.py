@@ -372,14 +372,17 @@ def test_inspecting_never_prompts_nor_writes_even_with_a_bypass(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     tty_stdin(b"y\n")
-    with consent.inspecting():
-        hooks = load(accept_hooks=True)
+    hooks = load(accept_hooks=True, inspect=True)
     (record,) = hooks.sources["shell"].records()
     assert record.state == "not allowlisted"
     assert record.note == "--accept-hooks is set: approved when the agent next loads"
     assert "Allow this hook" not in capsys.readouterr().err
     assert not (home / ALLOWLIST_NAME).exists()
-    assert not consent.is_inspecting()
+    # The load after it (no longer inspecting) approves through the bypass and writes.
+    hooks = load(accept_hooks=True)
+    (record,) = hooks.sources["shell"].records()
+    assert (record.state, record.consent) == ("registered", "--accept-hooks")
+    assert (home / ALLOWLIST_NAME).exists()
 
 
 # -- running processes see revocations (D-84) ----------------------------------------------------

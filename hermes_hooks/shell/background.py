@@ -1,18 +1,16 @@
-"""Background runs of ``async: true`` and ``asyncRewake: true`` Claude Code hooks.
+"""Background runs of shell hooks: a hook a dialect starts and does not wait for.
 
-Claude Code starts such a hook and carries on at once: it never holds or decides the
-call.  Here the run goes to a daemon thread (:data:`BACKGROUND`) and the firing
-returns nothing straight away.  What the finished hook says reaches the session's
-next turn, as in Claude Code: the ``systemMessage`` or ``additionalContext`` of an
-async hook, and the stderr (stdout when stderr is empty) of an ``asyncRewake`` hook
-that exits 2.
+A dialect whose hooks may run without holding the call (Claude Code's ``async: true``
+and ``asyncRewake: true``) hands the run to a daemon thread (:data:`BACKGROUND`) and
+the firing returns nothing straight away; what the finished run says is the
+dialect's business.
 
 Nothing runs unbounded and nothing outlives its host: a run keeps the entry's timeout
 and process-group kill; the shell source's ``close()`` (and ``unload()``) waits for
 the runs its hooks started, then kills the process group of each one still going
 (:meth:`BackgroundRuns.stop`; the run ends without delivering anything and starts no
 further process); and the interpreter's exit kills every hook still running
-(:mod:`..run`), for a host that never closes.
+(:mod:`.run`), for a host that never closes.
 """
 
 from __future__ import annotations
@@ -83,7 +81,7 @@ class BackgroundRuns:
 
         with self._lock:
             self._runs.add(run)
-        threading.Thread(target=target, name=f"claude-async {name}", daemon=True).start()
+        threading.Thread(target=target, name=f"hermes-async {name}", daemon=True).start()
 
     @property
     def running(self) -> int:
