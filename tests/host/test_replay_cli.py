@@ -307,3 +307,42 @@ def test_the_readme_main_command_replays_the_quickstart() -> None:
         "./contrib/python-plugins/secret-redaction && hermes-hooks replay --home examples/home "
         "--accept-hooks examples/recordings/quickstart.jsonl"
     ) in readme
+
+
+HEADER = {
+    "type": "header",
+    "version": 1,
+    "session_id": "r-1",
+    "platform": "telegram",
+    "model": "m",
+}
+
+
+def test_a_command_hook_that_denies_stops_the_command_in_a_replay(
+    home: Path, tmp_path: Path, capsys: Any
+) -> None:
+    # A gateway command: hook is a gate: its deny must hold in a replay as in a gateway.
+    hook = home / "hooks" / "no-resets"
+    hook.mkdir(parents=True)
+    (hook / "HOOK.yaml").write_text("name: no-resets\nevents:\n  - command:reset\n")
+    (hook / "handler.py").write_text(
+        "def handle(event_type, context):\n"
+        "    return {'decision': 'deny', 'message': 'resets are off today'}\n"
+    )
+    recording = tmp_path / "reset.jsonl"
+    recording.write_text(
+        json.dumps(HEADER) + "\n" + json.dumps({"type": "user", "text": "/reset"}) + "\n"
+    )
+    code, out, err = replay(
+        capsys, "--home", str(home), "--surface", "gateway", "--json", str(recording),
+        flags=("--no-entry-points",),
+    )  # fmt: skip
+    assert code == 0, err
+    (run,) = json.loads(out)["replays"]
+    (command,) = [entry for entry in run["entries"] if entry["kind"] == "command"]
+    assert command["notes"] == [
+        "a gateway hook answered deny: resets are off today; the command did not run"
+    ]
+    # The reset never happened: no session was finalized or reset by the command.
+    fired = [step["hook"] for step in command["steps"]]
+    assert fired == ["pre_gateway_dispatch", "pre_command", "command:reset"]
