@@ -6,8 +6,8 @@ Every catalogued hook has exactly one :class:`Contract`.  Two halves make it up:
   (its kind, how results are selected, which adapters may implement it and why not,
   whether a tool matcher applies, whether it switches on streaming, its payload);
 * :data:`POLICY` below says how callbacks are *run* (bounded or not, fail open or
-  closed, on which thread).  It is the single data table of the decisions document
-  (D-11), read by the decorator; a test asserts it covers ``VALID_HOOKS`` exactly.
+  closed, on which thread).  It is the single table of those rules, read by the
+  decorator; a test asserts it covers ``VALID_HOOKS`` exactly.
 
 Everything else reads these facts from the contract: the dispatcher (timeouts, failure,
 selection), the adapters (which hooks shell hooks and outbound webhooks may take, where
@@ -36,7 +36,7 @@ __all__ = [
 
 
 class Kind(str, enum.Enum):
-    """The category of a hook (PL-10)."""
+    """The category of a hook."""
 
     OBSERVER = "observer"
     DIRECTIVE = "directive"
@@ -60,14 +60,14 @@ class Selection(str, enum.Enum):
     """How the results of one firing become one answer (see ``_select``)."""
 
     IGNORE = "ignore"
-    TOOL_DECISION = "tool_decision"  # pre_tool_call, D-20..D-22
-    COLLECT_CONTEXT = "collect_context"  # pre_llm_call, D-30..D-32
-    FIRST_STRING = "first_string"  # tool / terminal transforms, "" counts (D-16)
-    FIRST_NONEMPTY_STRING = "first_nonempty_string"  # transform_llm_output (D-16)
-    FIELD_MERGE = "field_merge"  # pre_transcription: last writer wins per field (D-28)
-    VERIFY_DIRECTIVE = "verify_directive"  # pre_verify: first continue message (D-36)
-    ERROR_CLASSIFICATION = "error_classification"  # first dict with a known reason (D-38)
-    DISPATCH_ACTION = "dispatch_action"  # pre_gateway_dispatch, D-48
+    TOOL_DECISION = "tool_decision"  # pre_tool_call
+    COLLECT_CONTEXT = "collect_context"  # pre_llm_call
+    FIRST_STRING = "first_string"  # tool / terminal transforms, "" counts
+    FIRST_NONEMPTY_STRING = "first_nonempty_string"  # transform_llm_output
+    FIELD_MERGE = "field_merge"  # pre_transcription: last writer wins per field
+    VERIFY_DIRECTIVE = "verify_directive"  # pre_verify: first continue message
+    ERROR_CLASSIFICATION = "error_classification"  # first dict with a known reason
+    DISPATCH_ACTION = "dispatch_action"  # pre_gateway_dispatch
 
 
 class OnError(str, enum.Enum):
@@ -81,13 +81,13 @@ class Thread(str, enum.Enum):
     """Where Python callbacks of a hook run."""
 
     WORKER = "worker"  # bounded by hook_callback_timeout on a long-lived worker
-    CALLER = "caller"  # the calling thread, never time-limited (PL-08)
-    QUEUE = "queue"  # a dedicated queue worker per callback (D-61)
-    LOOP = "loop"  # async on the gateway loop, sync on a worker (D-48)
+    CALLER = "caller"  # the calling thread, never time-limited
+    QUEUE = "queue"  # a dedicated queue worker per callback
+    LOOP = "loop"  # async on the gateway loop, sync on a worker
 
 
 class ShellUse(str, enum.Enum):
-    """What a shell hook may do on an event (D-74)."""
+    """What a shell hook may do on an event."""
 
     REFUSED = "refused"  # registration refused with a warning at config read
     OBSERVE = "observe"  # runs; its output is ignored
@@ -146,7 +146,7 @@ POLICY: dict[str, Policy] = {
     "on_kanban_dispatch_tick": _WORKER_OPEN,
 }
 
-#: D-11: a hook missing from the table is bounded and fail-open.
+#: A hook missing from the table is bounded and fail-open.
 DEFAULT_POLICY = _WORKER_OPEN
 
 
@@ -184,12 +184,12 @@ class Contract:
     tool_scoped: bool
     fields: tuple[Field, ...]
     doc: str
-    marker: bool = True  # D-17: whether callbacks get telemetry_schema_version
+    marker: bool = True  # Whether callbacks get telemetry_schema_version
     #: Why shell hooks may not take this hook (set exactly when ``shell`` is REFUSED).
     shell_refusal: str | None = None
     #: Why outbound webhooks may not subscribe to this hook; None when they may.
     webhook_refusal: str | None = None
-    #: A registered callback makes provider calls use the streaming transport (D-63).
+    #: A registered callback makes provider calls use the streaming transport.
     streaming: bool = False
     #: Firings the facade drops unless a setting opts in (see :class:`OptIn`).
     opt_in: OptIn | None = None
@@ -209,13 +209,13 @@ class Contract:
         """Whether a failed Python callback blocks the guarded action.
 
         It is also the one place a shell hook's ``fail_closed: true`` means something:
-        only a hook that guards an action can block it when its hook fails (SH-09)."""
+        only a hook that guards an action can block it when its hook fails."""
         return self.policy.on_error is OnError.FAIL_CLOSED
 
     @property
     def matcher(self) -> bool:
         """Whether a ``matcher`` (a regular expression on the tool name) filters the
-        firings of shell hooks and outbound webhooks on this hook (D-66, D-77)."""
+        firings of shell hooks and outbound webhooks on this hook."""
         return self.tool_scoped
 
     @property

@@ -1,4 +1,4 @@
-"""Logging helpers: the package logger, warn-once deduplication (D-14), escaping and
+"""Logging helpers: the package logger, warn-once deduplication, escaping and
 redaction.
 
 Escaping rule: the same filter escapes every argument of a record

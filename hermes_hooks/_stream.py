@@ -1,4 +1,4 @@
-"""Streaming observers: a bounded queue and a worker thread per plugin (D-61).
+"""Streaming observers: a bounded queue and a worker thread per plugin.
 
 The token path only appends to a deque and, if the worker sleeps, sets an event; it
 never waits.  A deque with ``maxlen`` drops its oldest entry when full, which is
@@ -29,14 +29,14 @@ __all__ = ["MAX_EVENT_BYTES", "QUEUE_SIZE", "StreamLane", "event_problem"]
 
 log = get_logger("hermes_hooks.stream")
 
-#: D-61: pending events per callback, and the largest event delivered.
+#: Pending events per callback, and the largest event delivered.
 QUEUE_SIZE = 1024
 MAX_EVENT_BYTES = 16 * 1024
 _ALLOWED = (dict, list, tuple, set, str, bytes, int, float, bool, type(None))
 
 
 def event_problem(payload: dict[str, Any]) -> str | None:
-    """Why a stream event must be dropped whole (D-61), or None when it may go.
+    """Why a stream event must be dropped whole, or None when it may go.
 
     The size is the UTF-8 length of strings and bytes, 8 bytes per other scalar and 2
     per container (its brackets), keys included: close to the serialised size without
@@ -112,7 +112,7 @@ class StreamLane:
 
                                 loop = asyncio.new_event_loop()
                             loop.run_until_complete(result)
-                    except KeyboardInterrupt:  # Ctrl-C belongs to the host, never swallowed (D-14)
+                    except KeyboardInterrupt:  # Ctrl-C belongs to the host, never swallowed
                         raise
                     except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
                         text = excerpt(exception_text(exc), 200)

@@ -1,4 +1,4 @@
-"""The agent a ``boot-md`` gateway hook runs its start-up checklist with (BOOT-05).
+"""The agent a ``boot-md`` gateway hook runs its start-up checklist with.
 
 The BOOT.md hook (``contrib/gateway-hooks/boot-md``) needs "a one-shot agent with the
 gateway's already-resolved model and credentials".  hermes-hooks is a framework, not
@@ -30,7 +30,7 @@ __all__ = ["Agent", "AgentFactory", "boot_file", "get_agent_factory", "set_agent
 
 
 class Agent(Protocol):
-    """What the BOOT.md handler needs from an agent (BOOT-07)."""
+    """What the BOOT.md handler needs from an agent."""
 
     def run_conversation(self, prompt: str) -> dict[str, Any]:
         """Run one conversation; the answer is under ``"final_response"``."""
@@ -58,7 +58,7 @@ def get_agent_factory() -> AgentFactory | None:
 
 
 def boot_file(name: str = "BOOT.md") -> Path:
-    """``<Hermes home>/<name>``: ``$HERMES_HOME`` if set, else ``~/.hermes`` (BOOT-04)."""
+    """``<Hermes home>/<name>``: ``$HERMES_HOME`` if set, else ``~/.hermes``."""
     home = os.environ.get("HERMES_HOME", "").strip()
     root = Path(home).expanduser() if home else Path.home() / ".hermes"
     return root / name

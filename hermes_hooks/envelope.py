@@ -1,4 +1,4 @@
-"""The JSON envelope shell hooks read on stdin and outbound webhooks POST (SH-13, D-69).
+"""The JSON envelope shell hooks read on stdin and outbound webhooks POST.
 
 One function builds it for both, so the two wire formats cannot drift::
 
@@ -7,10 +7,10 @@ One function builds it for both, so the two wire formats cannot drift::
 
 ``tool_name`` is set only on the tool events; ``tool_input`` is ``args`` when it is a
 dict; ``session_id`` is ``session_id``, else ``parent_session_id``, else ``""``; every
-other keyword argument goes into ``extra``, with ``telemetry_schema_version`` (D-17).
+other keyword argument goes into ``extra``, with ``telemetry_schema_version``.
 Values JSON cannot hold are converted, never dropped: dataclasses field by field, other
-objects with ``str()`` (D-56), lone surrogates as U+FFFD; ``pre_gateway_dispatch`` gets a
-plain ``event`` dict and loses its in-process handles (D-49).
+objects with ``str()``, lone surrogates as U+FFFD; ``pre_gateway_dispatch`` gets a
+plain ``event`` dict and loses its in-process handles.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
     "jsonable",
 ]
 
-#: D-69: the events whose ``tool_name`` kwarg is lifted to the top level: the hooks
+#: The events whose ``tool_name`` kwarg is lifted to the top level: the hooks
 #: whose catalogue payload carries one.
 TOOL_EVENTS = frozenset(name for name, c in CATALOGUE.items() if "tool_name" in c.field_names)
 DEFAULT_PROFILE = "default"
@@ -41,7 +41,7 @@ _EVENT_KEYS = ("text", "message_id", "internal")
 
 def jsonable(value: Any) -> Any:
     """``value`` made JSON-safe: containers recursively, dataclasses as dicts of their
-    fields, anything else unknown as ``str()`` (D-56)."""
+    fields, anything else unknown as ``str()``."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, Mapping):
@@ -56,7 +56,7 @@ def jsonable(value: Any) -> Any:
 
 
 def _plain_event(event: Any) -> dict[str, Any]:
-    """D-49: the inbound MessageEvent as a plain dict scripts can parse."""
+    """The inbound MessageEvent as a plain dict scripts can parse."""
 
     def read(obj: Any, key: str) -> Any:
         if isinstance(obj, Mapping):
@@ -91,7 +91,7 @@ def build_envelope(
         del extra["args"]
     session_id = extra.pop("session_id", None)
     if session_id is None:
-        session_id = extra.pop("parent_session_id", None)  # subagent_stop names the parent (D-91)
+        session_id = extra.pop("parent_session_id", None)  # subagent_stop names the parent
     if event == "pre_gateway_dispatch":
         extra.pop("gateway", None)
         extra.pop("session_store", None)
@@ -112,7 +112,7 @@ def build_envelope(
 
 
 def dumps(document: Mapping[str, Any]) -> bytes:
-    """UTF-8 JSON with non-ASCII kept, keys in insertion order (D-69, D-78).
+    """UTF-8 JSON with non-ASCII kept, keys in insertion order.
 
     Every envelope (shell stdin, webhook bodies, durable outbox rows) is serialised
     here, so this is where text UTF-8 cannot hold is converted: model APIs do emit lone

@@ -188,7 +188,7 @@ class Hooks(HookCalls):
 
     @property
     def wants_streaming(self) -> bool:
-        """D-63: provider calls must use the streaming transport when a stream start,
+        """Provider calls must use the streaming transport when a stream start,
         delta or end observer is registered (``on_interim_message`` alone does not)."""
         return any(self._manager.callbacks(name) for name in STREAMING_HOOKS)
 

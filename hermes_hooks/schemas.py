@@ -4,11 +4,11 @@ The checked-in copies live in the top-level ``hookspecs/`` folder; a test fails 
 they drift from what this module generates.  Regenerate them with
 ``python -m hermes_hooks.schemas hookspecs``.
 
-* ``shell-stdin/<event>.schema.json``: what a shell hook reads on stdin (SH-13, D-69);
-* ``webhook-body/<event>.schema.json``: what an outbound webhook receives (OUT-07, D-78);
-* ``shell-stdout.schema.json``: the answers a shell hook may print (SH-14, D-23);
-* ``hook-yaml.schema.json``: a gateway hook's ``HOOK.yaml`` (GW-04, D-03);
-* ``config-hooks.schema.json``: the ``hooks:`` block of ``config.yaml`` (SH-04, OUT-02),
+* ``shell-stdin/<event>.schema.json``: what a shell hook reads on stdin;
+* ``webhook-body/<event>.schema.json``: what an outbound webhook receives;
+* ``shell-stdout.schema.json``: the answers a shell hook may print;
+* ``hook-yaml.schema.json``: a gateway hook's ``HOOK.yaml``;
+* ``config-hooks.schema.json``: the ``hooks:`` block of ``config.yaml``,
   ``dialect`` and the Claude Code event names included;
 * ``config.schema.json``: the keys of ``config.yaml`` hermes-hooks reads (``hooks:``,
   ``plugins:``, ``hooks_auto_accept``, ``hooks_claude_tools``);
@@ -62,7 +62,7 @@ def _split_top(text: str, separator: str) -> list[str]:
 def annotation_schema(annotation: str) -> dict[str, Any]:
     """The JSON Schema of a catalogue field annotation such as ``list[str] | None``.
 
-    Values JSON cannot hold reach scripts as strings (D-56), so ``Any`` stays open.
+    Values JSON cannot hold reach scripts as strings, so ``Any`` stays open.
     """
     options = _split_top(annotation, "|")
     if len(options) > 1:
@@ -89,7 +89,7 @@ def event_schema(event: str, wire: str = "shell-stdin") -> dict[str, Any]:
         lifted.add("args")
     names = {f.name for f in contract.fields}
     if "session_id" not in names and "parent_session_id" in names:
-        lifted.add("parent_session_id")  # it becomes session_id (D-69, D-91)
+        lifted.add("parent_session_id")  # it becomes session_id
     dropped = {"gateway", "session_store"} if event == "pre_gateway_dispatch" else set()
     extra: dict[str, Any] = {
         f.name: _extra_field(event, f.name, f.type)
@@ -132,7 +132,7 @@ def event_schema(event: str, wire: str = "shell-stdin") -> dict[str, Any]:
 
 
 def _extra_field(event: str, name: str, annotation: str) -> dict[str, Any]:
-    if event == "pre_gateway_dispatch" and name == "event":  # scripts get a parseable dict (D-49)
+    if event == "pre_gateway_dispatch" and name == "event":  # scripts get a parseable dict
         source: dict[str, Any] = {
             k: {} for k in ("platform", "chat_id", "chat_type", "user_id", "thread_id")
         }

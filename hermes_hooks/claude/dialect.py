@@ -622,7 +622,7 @@ class ClaudeCodeDialect:
         if entry.event == "on_session_start":
             context = directive.get("context") if directive is not None else None
             text = str(context) if context is not None else ""
-            if text.strip():  # D-32: blank context counts for nothing
+            if text.strip():  # Blank context counts for nothing
                 spec_of(entry).context.sessions.put(_session(payload), text)
             env = directive.get("env") if directive is not None else None
             return {"env": env} if env else None

@@ -157,7 +157,7 @@ def input_document(
         doc["prompt"] = text_or(payload.get("user_message"), "")
     elif name == "Stop":
         attempt = payload.get("attempt")
-        # D-35: attempt counts the nudges already applied in this turn.
+        # Attempt counts the nudges already applied in this turn.
         doc["stop_hook_active"] = isinstance(attempt, int) and attempt > 0
         doc["last_assistant_message"] = text_or(payload.get("final_response"), "")
     elif name == "SubagentStop":

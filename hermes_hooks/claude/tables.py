@@ -224,7 +224,7 @@ class SessionContexts:
 
     Claude Code adds a SessionStart hook's output to the context; Hermes'
     ``on_session_start`` only observes, but fires before the first ``pre_llm_call``
-    of the session (D-40), so the text is kept here and handed over there.  At most
+    of the session, so the text is kept here and handed over there.  At most
     :attr:`LIMIT` sessions wait; the oldest is dropped first.
     """
 

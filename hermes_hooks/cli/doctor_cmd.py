@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
 
-    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    # The gateway surface loads every source the CLI does, plus gateway hooks.
     with load_home(args, surface="gateway", inspect=True) as hooks:
         findings: list[Finding] = check_config(hooks)
         for source in every_source(hooks.sources, hooks.context):

@@ -3,7 +3,7 @@ gateway hook did with it.
 
 Only the gateway hooks of the home are loaded (directly, for the gateway surface): the
 command is for trying them out without a gateway.  ``command:<name>`` events go through
-the awaited command protocol (D-02) and print the decision; other events are emitted
+the awaited command protocol and print the decision; other events are emitted
 as the gateway would, then the command waits for the lanes to drain and for threads
 the handlers started (such as boot-md's) to finish, up to ``--wait`` seconds.  Log
 records at INFO and above written meanwhile are shown too.  Whatever the handlers
@@ -115,7 +115,7 @@ async def _fire(hooks: Any, event: str, context: dict[str, Any], wait: float) ->
     finally:
         unsubscribe()
         emitter.close(0.0)
-    # Lanes run concurrently; show the records in delivery order (D-05), not finish order.
+    # Lanes run concurrently; show the records in delivery order, not finish order.
     order = {hook.name: i for i, hook in enumerate(emitter.subscribers(event))}
     records.sort(key=lambda r: order.get(r.hook, len(order)))
     return {

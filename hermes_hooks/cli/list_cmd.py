@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section."""
 
-    # The gateway surface loads every source the CLI does, plus gateway hooks (GW-01).
+    # The gateway surface loads every source the CLI does, plus gateway hooks.
     with load_home(args, surface="gateway", inspect=True) as hooks:
         data: dict[str, Any] = {"home": str(hooks.home)}
         text = [f"Hermes home: {hooks.home}"]

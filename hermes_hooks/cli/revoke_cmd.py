@@ -1,6 +1,6 @@
 """``hermes-hooks revoke <command>``: remove every allowlist entry of a command.
 
-A match is exact string equality after trimming, for every event (D-84).  Running CLI
+A match is exact string equality after trimming, for every event.  Running CLI
 and gateway processes notice at the hook's next firing and stop calling it.
 """
 
@@ -15,7 +15,7 @@ from hermes_hooks.cli._run import print_json
 from hermes_hooks.config import resolve_home
 from hermes_hooks.shell import consent
 
-#: Byte-exact: the reference prints this text and users port scripts from it (D-84).
+#: Byte-exact: the reference prints this text and users port scripts from it.
 RUNNING_NOTE = "Running CLI / gateway processes stop calling it at its next firing."
 
 

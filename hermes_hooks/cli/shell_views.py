@@ -53,7 +53,7 @@ def outcome_json(outcome: Outcome) -> dict[str, Any]:
 
 
 def outcome_lines(outcome: Outcome, indent: str = "      ") -> list[str]:
-    """Text lines for one firing, ending with the ``parsed`` wire shape (CLI-04)."""
+    """Text lines for one firing, ending with the ``parsed`` wire shape."""
     result = outcome.result
     lines: list[str] = []
     if result.error is not None:

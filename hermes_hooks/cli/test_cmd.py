@@ -4,7 +4,7 @@ Python plugin callbacks fire first, each alone through the dispatcher, showing w
 it returned and the verdict the dispatcher records (a gate's answer that is ignored
 shows as the callback error it is, with the fix).  Then, for every configured shell
 entry of the event, what the script printed and the ``parsed`` directive exactly as
-the dispatcher would receive it, ``fail_closed`` included (CLI-02..CLI-04, D-83).
+the dispatcher would receive it, ``fail_closed`` included.
 Shell hooks fire only when allowlisted, unless a consent bypass is active; it never
 writes the allowlist.  Outbound webhooks are not sent.  The exit code is 0 whatever
 the hooks decide; 2 for bad usage (an unknown event), 1 for an unreadable
@@ -40,7 +40,7 @@ from hermes_hooks.synthetic import synthetic_payload
 
 log = get_logger("hermes_hooks.cli")
 
-#: Byte-exact: says how to fix it, so nobody runs an unapproved script (D-83).
+#: Byte-exact: says how to fix it, so nobody runs an unapproved script.
 NOT_ALLOWLISTED = "✗ not allowlisted — skipped (approve it first, or pass --accept-hooks)"
 
 

@@ -1,13 +1,13 @@
 """Gateway hooks: ``<home>/hooks/<name>/`` directories (``HOOK.yaml`` + ``handler.py``)
-that the messaging gateway fires around its lifecycle (spec section 4, D-01..D-06).
+that the messaging gateway fires around its lifecycle (spec section 4).
 
 The package is split by job, and this file imports nothing heavy, so reading the event
 catalogue (``hermes_hooks.GATEWAY_EVENTS``) does not load lanes or threads::
 
     events.py     the event catalogue (Table GW-T1) and the ``<prefix>:*`` matcher
     manifest.py   reading one HOOK.yaml by the rules of D-03
-    lanes.py      per-hook FIFO lanes and the sync-handler worker threads (D-01)
-    commands.py   the ``command:<name>`` decision protocol (D-02)
+    lanes.py      per-hook FIFO lanes and the sync-handler worker threads
+    commands.py   the ``command:<name>`` decision protocol
     emitter.py    ``hooks.gateway``: emit, emit_command, drain, close
 
 Discovery and the bridge into the pluggy manager live in

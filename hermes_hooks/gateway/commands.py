@@ -1,4 +1,4 @@
-"""The ``command:<name>`` decision protocol (D-02).
+"""The ``command:<name>`` decision protocol.
 
 ``command:<canonical>`` is the one gateway emission the host awaits, because handlers
 may intercept a slash command.  Each handler may return a dict whose ``decision``

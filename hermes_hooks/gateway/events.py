@@ -1,10 +1,10 @@
-"""The gateway event catalogue (Table GW-T1) and subscription matching (D-04, D-05).
+"""The gateway event catalogue (Table GW-T1) and subscription matching.
 
 :data:`GATEWAY_EVENTS` maps every event the gateway emits to the context keys its
-handlers receive.  ``command:*`` stands for every ``command:<canonical>`` event (D-06).
+handlers receive.  ``command:*`` stands for every ``command:<canonical>`` event.
 
 A subscription is an exact event name or a ``<prefix>:*`` wildcard, which matches every
-event whose text before the first ``:`` is ``<prefix>`` (D-04).  There is no global
+event whose text before the first ``:`` is ``<prefix>``.  There is no global
 ``*``, no bare-prefix subscription and no multi-level wildcard.
 """
 
@@ -72,10 +72,10 @@ GATEWAY_EVENTS: dict[str, tuple[str, ...]] = {
 
 COMMAND_PREFIX = "command:"
 
-#: ``agent:start.message`` and ``agent:end.response`` are cut at this length (GW-11).
+#: ``agent:start.message`` and ``agent:end.response`` are cut at this length.
 MESSAGE_LIMIT = 500
 
-#: The wildcard of every event family (D-04): ``agent:*``, ``command:*``, ...
+#: The wildcard of every event family: ``agent:*``, ``command:*``, ...
 WILDCARDS: frozenset[str] = frozenset(f"{name.split(':', 1)[0]}:*" for name in GATEWAY_EVENTS)
 _PREFIXES = frozenset(w[:-2] for w in WILDCARDS)
 _SUGGESTIONS = tuple(sorted(set(GATEWAY_EVENTS) | WILDCARDS))
@@ -98,7 +98,7 @@ def wildcard_prefix(pattern: str) -> str | None:
 
 
 def is_wildcard(pattern: str) -> bool:
-    """Whether ``pattern`` has the ``<prefix>:*`` form (D-04)."""
+    """Whether ``pattern`` has the ``<prefix>:*`` form."""
     return wildcard_prefix(pattern) is not None
 
 
@@ -111,7 +111,7 @@ def matches(pattern: str, event: str) -> bool:
 
 
 def is_known_event(name: str) -> bool:
-    """Whether ``name`` is worth subscribing to without a warning (D-03).
+    """Whether ``name`` is worth subscribing to without a warning.
 
     Known: every event of Table GW-T1, any ``command:<name>`` (plugins add commands),
     and the wildcard of every event family.
@@ -153,5 +153,5 @@ def context_keys(event: str) -> tuple[str, ...]:
 
 
 def truncate_text(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, as hosts must for message/response (GW-11)."""
+    """``text`` cut to ``limit`` characters, as hosts must for message/response."""
     return text[:limit]

@@ -1,7 +1,7 @@
 """What the gateway source says in ``hermes-hooks list`` and ``doctor``.
 
 Both commands load the home for the gateway surface, because gateway hooks load only
-there (GW-01); every other hook source serves both surfaces.  Under
+there; every other hook source serves both surfaces.  Under
 ``HERMES_SAFE_MODE`` nothing is imported, so ``doctor`` falls back to reading the
 manifests alone.
 """

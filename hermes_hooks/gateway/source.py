@@ -1,6 +1,6 @@
 """Gateway hooks: ``<home>/hooks/<name>/`` directories, discovered and bridged.
 
-Discovery (GW-08, D-03, D-08, D-82) scans the hooks directory in ascending directory
+Discovery scans the hooks directory in ascending directory
 name order.  A subdirectory holding ``HOOK.yaml`` and ``handler.py`` is read by the
 D-03 rules (:mod:`hermes_hooks.gateway.manifest`); an enabled one has its handler
 imported as module ``hermes_hook_<directory name>``, which must define
@@ -124,7 +124,7 @@ class GatewaySource:
     # -- discovery ---------------------------------------------------------------------
 
     def discover(self) -> None:
-        """Load every hook directory not loaded yet (idempotent, D-08)."""
+        """Load every hook directory not loaded yet (idempotent)."""
         if safe_mode():
             safe_mode_notice()
             return
@@ -238,7 +238,7 @@ class GatewaySource:
         self._modules.clear()
 
     def reload(self) -> None:
-        """Forget everything loaded and discover again (a forced reload, D-08)."""
+        """Forget everything loaded and discover again (a forced reload)."""
         self.unload()
         self.discover()
 
@@ -317,7 +317,7 @@ def safe_mode_notice() -> None:
 
 
 def load(context: LoadContext) -> GatewaySource:
-    """Discover the gateway hooks of ``context.home`` (gateway surface only, GW-01)."""
+    """Discover the gateway hooks of ``context.home`` (gateway surface only)."""
     source = GatewaySource(context)
     source.discover()
     return source

@@ -13,7 +13,7 @@ from hermes_hooks._version import PROJECT_NAME
 
 __all__ = ["PROJECT_NAME", "TELEMETRY_FIELD", "TELEMETRY_VERSION", "SpecInfo", "hookspec"]
 
-#: PL-14 / D-17: the legacy envelope marker every Python callback receives.
+#: The legacy envelope marker every Python callback receives.
 TELEMETRY_FIELD = "telemetry_schema_version"
 TELEMETRY_VERSION = "hermes.observer.v1"
 
@@ -85,7 +85,7 @@ def hookspec(
 
     The function's parameters are the payload fields (with the spec's types as
     annotations) and, last, ``telemetry_schema_version`` — every hook but
-    ``gateway_platform_event`` (``marker=False``) carries it (D-17), and pluggy checks
+    ``gateway_platform_event`` (``marker=False``) carries it, and pluggy checks
     hookimpl argument names against these parameters.  The docstring is the hook's
     documentation and must open with the kind's fixed sentence.
 

@@ -113,7 +113,7 @@ def api_request_error(
     kind=Kind.TRANSFORM,
     selection=Selection.ERROR_CLASSIFICATION,
     shell=ShellUse.REFUSED,
-    # SH-11: shown to users, so the reason is words only.
+    # Shown to users, so the reason is words only.
     shell_refusal="it is Python-plugin-only: a shell hook cannot return a classification",
 )
 def transform_api_error_classification(

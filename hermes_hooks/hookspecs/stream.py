@@ -28,7 +28,7 @@ def on_stream_start(
 @hookspec(
     kind=Kind.STREAM,
     shell=ShellUse.REFUSED,
-    # D-74 / D-75: the reasons are shown to users, so they are words only.
+    # The reasons are shown to users, so they are words only.
     shell_refusal="it fires once per streamed token and would spawn one process per token",
     webhook_refusal="one POST per streamed token would flood the target's queue",
     streaming=True,

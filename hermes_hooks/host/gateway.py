@@ -71,7 +71,7 @@ class GatewayBridge:
         """Emit ``event``, wait for the handlers it queued, and return what ``emit``
         returned (None on failure).
 
-        A failing emission is logged and never reaches the host loop (GW-07).
+        A failing emission is logged and never reaches the host loop.
         """
         try:
             future = asyncio.run_coroutine_threadsafe(

@@ -79,10 +79,10 @@ __all__ = [
 log = get_logger("hermes_hooks.host")
 
 #: What the host answers when a hook asks for approval (it has no human to ask):
-#: ``deny`` blocks the call (D-22), ``allow`` runs it once.
+#: ``deny`` blocks the call, ``allow`` runs it once.
 APPROVAL_POLICIES = ("deny", "allow")
 
-#: ``agent.max_verify_nudges`` when the config does not set it (CAT-pre_verify).
+#: ``agent.max_verify_nudges`` when the config does not set it.
 DEFAULT_MAX_VERIFY_NUDGES = 3
 
 _Answer = TypeVar("_Answer")
@@ -387,7 +387,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self._reset()
 
     def _reset(self) -> None:
-        """``/new`` or ``/reset``: finalize the old session, start a new one (D-44)."""
+        """``/new`` or ``/reset``: finalize the old session, start a new one."""
         old = self.session.session_id
         self._resets += 1
         new = f"{self._header.session_id}-{self._resets + 1}"
@@ -469,7 +469,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
         session.turns += 1
         message: dict[str, Any] = {"role": "user", "content": text}
         if context:
-            message["api_content"] = f"{text}\n\n{context}"  # D-31: appended, content clean
+            message["api_content"] = f"{text}\n\n{context}"  # Appended, content clean
             step.outcome = f"context appended ({len(context)} characters)"
             summary.context_injected += 1
         session.append(message)
@@ -520,7 +520,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             self.timeline.summary.responses_transformed += 1
             final = replaced
             for index in range(len(session.history) - 1, -1, -1):
-                if session.history[index]["role"] == "assistant":  # D-33: delivered
+                if session.history[index]["role"] == "assistant":  # Delivered
                     session.set_content(index, final)
                     break
         delivered = final
@@ -601,7 +601,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
 
     def _verify(self, response: str, turn: TurnState, nudges: int) -> str | None:
         """Fire ``pre_verify`` at a would-be final response of a turn that edited files;
-        return the nudge message, or None to deliver (D-35, D-36)."""
+        return the nudge message, or None to deliver."""
         if not turn.changed or not self.hooks.has_callbacks("pre_verify"):
             return None
         if nudges >= self.max_nudges:

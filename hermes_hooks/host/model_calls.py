@@ -70,7 +70,7 @@ class ModelCalls:
         streaming = self._stream or answer.stream
 
         def request() -> dict[str, Any]:
-            # The sanitised messages are kept up to date by the session (D-37).
+            # The sanitised messages are kept up to date by the session.
             return {
                 "model": sanitise(header.model),
                 "messages": session.sanitised,

@@ -33,14 +33,14 @@ __all__ = [
     "terminal_result",
 ]
 
-#: GW-11: ``agent:start.message`` and ``agent:end.response`` are cut at 500 characters.
+#: ``agent:start.message`` and ``agent:end.response`` are cut at 500 characters.
 GATEWAY_TEXT_LIMIT = 500
 
 #: The terminal tool's final output cap, applied after ``transform_terminal_output``.
 TERMINAL_OUTPUT_CAP = 100_000
 
 # Secret-shaped strings masked in the sanitised ``request``/``response`` envelopes
-# (D-37).  Compiled once: the envelopes are built for every provider attempt.
+# .  Compiled once: the envelopes are built for every provider attempt.
 _SECRETS = re.compile(
     r"sk-[A-Za-z0-9_-]{16,}"
     r"|gh[pousr]_[A-Za-z0-9]{20,}"
@@ -128,7 +128,7 @@ class ApprovalRequest(TypedDict):
 
 
 def sanitise(value: Any) -> Any:
-    """A JSON-safe copy of ``value`` with secret-shaped strings masked (D-37)."""
+    """A JSON-safe copy of ``value`` with secret-shaped strings masked."""
     if isinstance(value, str):
         return _SECRETS.sub(_MASK, value)
     if isinstance(value, dict):
@@ -142,7 +142,7 @@ def sanitise(value: Any) -> Any:
 
 def sent_message(message: dict[str, Any]) -> dict[str, Any]:
     """One message as the provider receives it: ``api_content`` (the user text plus
-    injected context, D-31) replaces the clean ``content`` of the stored message."""
+    injected context) replaces the clean ``content`` of the stored message."""
     sent = {k: v for k, v in message.items() if k != "api_content"}
     if "api_content" in message:
         sent["content"] = message["api_content"]

@@ -59,7 +59,7 @@ __all__ = [
 #: Every line type of version 1, in the order the docs present them.
 LINE_TYPES = ("header", "user", "assistant", "tool_result", "subagent", "interrupt")
 
-#: Slash commands that close the session and start a new one (D-43, D-44).
+#: Slash commands that close the session and start a new one.
 RESET_COMMANDS = frozenset({"new", "reset"})
 
 _COMMAND = re.compile(r"^/([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*))?$", re.DOTALL)

@@ -1,8 +1,8 @@
 """The reference host's per-session and per-turn state (shared by its phases).
 
 The session keeps, beside the transcript, what each provider request is built from:
-the messages as sent (``api_content`` in place of the clean ``content``, D-31), their
-sanitised form (D-37) and the length of the JSON text of the messages sent.  They are
+the messages as sent (``api_content`` in place of the clean ``content``), their
+sanitised form and the length of the JSON text of the messages sent.  They are
 updated message by message, so a request costs the same at the thousandth turn as at
 the first; hooks receive these lists directly, because the dispatcher gives every
 callback its own copy of a payload's containers.

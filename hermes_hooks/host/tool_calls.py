@@ -223,7 +223,7 @@ class ToolCalls:
         step.outcome, step.notable = f"--approve {self.approve}: {choice}", True
         if choice == "deny":
             summary.approvals_denied += 1
-            return f"BLOCKED: plugin approval required for {call.name}"  # fail closed (D-22)
+            return f"BLOCKED: plugin approval required for {call.name}"  # fail closed
         return None
 
     def _run_tool(

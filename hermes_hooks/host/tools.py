@@ -33,7 +33,7 @@ class ToolOutcome:
 
     For the ``terminal`` tool, ``output``/``returncode`` hold the captured foreground
     output (it passes ``transform_terminal_output``) and ``content`` is ignored;
-    ``background=True`` marks output that bypasses that hook (D-27).  For other tools
+    ``background=True`` marks output that bypasses that hook.  For other tools
     ``content`` is the result string.  ``status`` is ``"ok"`` or ``"error"``; an error
     carries ``error`` (the message).  ``duration_ms`` None = the host measures it.
     """

@@ -1,4 +1,4 @@
-"""Plugin system-prompt sections (PS-01..PS-12, D-57..D-60).
+"""Plugin system-prompt sections (PS-01..PS-12).
 
 A plugin registers a bounded section with
 ``ctx.register_system_prompt_section(id, content, position="after_memory",
@@ -9,7 +9,7 @@ frozen per session: a later call for the same session returns them unchanged, an
 :func:`recover` finds them again in a persisted system prompt after a restart, so
 plugin state is never read twice for one session (PS-08).
 
-Rendered form (D-60), byte-exact::
+Rendered form, byte-exact::
 
     <!-- hermes-plugin-sections:start -->
     ## Plugin Context: <id>

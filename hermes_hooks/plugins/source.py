@@ -161,7 +161,7 @@ class PythonSource:
     # -- discovery ---------------------------------------------------------------------
 
     def discover(self, *, entry_points: bool = True) -> None:
-        """Find and load every plugin; idempotent for keys already loaded (D-08)."""
+        """Find and load every plugin; idempotent for keys already loaded."""
         settings = self._context.settings
         known = {r.key for r in self.plugins}
         candidates = list(self._directory_candidates(self._context.home / "plugins", "directory"))

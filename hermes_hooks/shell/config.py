@@ -2,13 +2,13 @@
 
 Every rule of SH-04..SH-11 and D-64..D-68 lives here:
 
-* reserved keys (``outbound``, ``output_spill``) are skipped silently (D-64);
-* unknown events warn with a did-you-mean (D-65); Python-only events are refused
-  (SH-11, D-74);
+* reserved keys (``outbound``, ``output_spill``) are skipped silently;
+* unknown events warn with a did-you-mean; Python-only events are refused
+;
 * ``command`` is split into arguments without a shell, ``~`` expanded per argument
-  (D-67); the trimmed, unexpanded string stays the consent key;
+; the trimmed, unexpanded string stays the consent key;
 * ``timeout`` is an integer in
-  1..300 (D-68), ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
+  1..300, ``fail_closed`` / ``failClosed`` only counts on ``pre_tool_call``;
 * ``persistent: true`` keeps the command running between firings (a Hermes-dialect
   key: a Claude Code script expects a fresh process with its own environment);
 * the entry's dialect (:mod:`hermes_hooks.shell.dialect`) reads its
@@ -74,9 +74,9 @@ __all__ = [
 
 log = get_logger("hermes_hooks.shell")
 
-#: D-64: keys under ``hooks:`` that belong to other systems, not event names.
+#: Keys under ``hooks:`` that belong to other systems, not event names.
 RESERVED_KEYS = frozenset({"outbound", "output_spill"})
-#: D-73: the extensions that mark the script argument of a command.
+#: The extensions that mark the script argument of a command.
 SCRIPT_EXTENSIONS = (
     ".sh",
     ".bash",
@@ -94,7 +94,7 @@ SCRIPT_EXTENSIONS = (
 )
 #: Shells whose ``-c`` argument is inline code rather than a script path.
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
-#: SH-09: the events where a shell hook can block, so ``fail_closed`` means something.
+#: The events where a shell hook can block, so ``fail_closed`` means something.
 BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
 _FALSY = frozenset({"0", "false", "no", "off"})
 
@@ -111,7 +111,7 @@ def _meant_a_gate(key: str) -> bool:
 
 
 def split_command(command: str) -> list[str]:
-    """Split ``command`` into arguments without a shell (D-67).
+    """Split ``command`` into arguments without a shell.
 
     POSIX shell-word rules (quotes, backslashes); on Windows, whitespace and double
     quotes only, so backslashes in paths survive.  Raises ``ValueError`` on an
@@ -126,7 +126,7 @@ def split_command(command: str) -> list[str]:
 
 
 def _expand(arg: str) -> str:
-    # D-67: only an argument that is exactly "~" or starts with "~/" expands.
+    # Only an argument that is exactly "~" or starts with "~/" expands.
     if arg == "~" or arg.startswith("~/"):
         return os.path.expanduser(arg)
     return arg
@@ -321,7 +321,7 @@ class _Reader:
         for raw_event, entries in block.items():
             event = str(raw_event)
             if event in RESERVED_KEYS:
-                continue  # D-64: outbound webhooks and output spill own these keys
+                continue  # Outbound webhooks and output spill own these keys
             declared = None
             self.claimed = None
             if event not in CATALOGUE:
@@ -335,7 +335,7 @@ class _Reader:
             self.alias = (event, declared) if declared else None
             contract = CATALOGUE.get(event)
             if contract is None:
-                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)", D-65
+                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)"
                 joiner = " — " if tail.startswith("did you mean") else " "
                 self.warn_exact(
                     event,

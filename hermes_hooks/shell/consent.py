@@ -1,4 +1,4 @@
-"""Consent for shell hooks: ``<home>/shell-hooks-allowlist.json`` (SH-21..SH-25).
+"""Consent for shell hooks: ``<home>/shell-hooks-allowlist.json``.
 
 The file is the spec's document, one approval per ``(event, command)`` pair::
 
@@ -10,7 +10,7 @@ The file is the spec's document, one approval per ``(event, command)`` pair::
                     "script_mtime_at_approval": "2026-07-20T09:12:44.120000Z",
                     "script_sha256": "9f86d0..."}]}
 
-Commands compare trimmed and unexpanded (D-67).  ``program_path`` and ``script_path``
+Commands compare trimmed and unexpanded.  ``program_path`` and ``script_path``
 pin where the command led when it was approved (:mod:`.pin`): a command that resolves
 elsewhere at firing time (a bare name or interpreter found elsewhere on ``PATH``) is
 refused until it is approved again (:func:`.pin_check.refusal`).  Relative paths resolve against
@@ -32,7 +32,7 @@ every path of an entry without ``home_path`` (the format before), stay absolute.
 An entry without the pin (hand-written, or from before pinning) approves only a
 command whose files its text and home alone fix (absolute or home-relative paths); one
 that goes through ``PATH`` needs re-approval.  The mtime and hash are the baseline
-``list`` and ``doctor`` compare against to flag edits (D-73), the hash catching edits
+``list`` and ``doctor`` compare against to flag edits, the hash catching edits
 that preserved the mtime; in the home the approval was made in, edits never stop a
 hook.
 
@@ -41,7 +41,7 @@ across processes by ``flock`` on a sibling ``.lock`` file, so concurrent approva
 lose each other.  Reading never raises: a missing file approves nothing, a BOM is
 skipped, a corrupt file approves nothing (and is kept aside, not overwritten, at the
 next write).  Running processes re-check the file before every firing with one ``stat``
-(:class:`AllowlistWatch`, D-84).
+(:class:`AllowlistWatch`).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ _process_lock = threading.Lock()  # in-process companion of the flock (and Windo
 
 
 def utc_iso(timestamp: float, *, seconds: bool = False) -> str:
-    """``timestamp`` as UTC ISO 8601 with ``Z`` (D-73)."""
+    """``timestamp`` as UTC ISO 8601 with ``Z``."""
     moment = datetime.fromtimestamp(timestamp, tz=timezone.utc)
     text = moment.isoformat(timespec="seconds") if seconds else moment.isoformat()
     return text.replace("+00:00", "Z")
@@ -253,7 +253,7 @@ class Approval:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The state of a command's script (D-73): where it is, its mtime, its hash, and
+    """The state of a command's script: where it is, its mtime, its hash, and
     where the command leads (:mod:`.pin`)."""
 
     path: Path | None
@@ -375,7 +375,7 @@ class Allowlist:
             entries[:] = kept + [a.as_json() for a in approvals]
 
     def revoke(self, command: str) -> list[Approval]:
-        """Remove every approval of ``command`` (trimmed, any event, D-84); return them.
+        """Remove every approval of ``command`` (trimmed, any event); return them.
 
         Raises ``OSError`` when the file cannot be written.
         """
@@ -457,14 +457,14 @@ def _key(approval: Approval | None) -> tuple[str, str] | None:
     return None if approval is None else (approval.event, approval.command)
 
 
-# -- running processes: re-check before each firing (D-84) -----------------------------
+# -- running processes: re-check before each firing -----------------------------
 
 
 class AllowlistWatch:
     """The allowlist as running hooks see it: re-read when its ``stat`` changes.
 
     :meth:`approved` costs one ``stat`` while the file is unchanged.  A missing file
-    approves nothing; an unusable one keeps the last good copy (D-84).
+    approves nothing; an unusable one keeps the last good copy.
     """
 
     __slots__ = ("_approved", "_lock", "_signature", "allowlist")
@@ -508,7 +508,7 @@ class AllowlistWatch:
         return self._approved.get((event, command))
 
 
-# -- the TTY prompt (SH-21, D-71, D-72) ----------------------------------------------------
+# -- the TTY prompt ----------------------------------------------------
 
 
 def prompt(
@@ -524,9 +524,9 @@ def prompt(
 ) -> bool | None:
     """Ask at the terminal whether ``command`` may run on ``event``.
 
-    Returns True for ``y``/``yes``, False for any other answer, EOF or Ctrl-C (D-71),
+    Returns True for ``y``/``yes``, False for any other answer, EOF or Ctrl-C,
     and None without asking when stdin is not a TTY: Hermes never reads a stdin that is
-    not a terminal (D-72).  ``shown`` is what the prompt shows (by default the command's
+    not a terminal.  ``shown`` is what the prompt shows (by default the command's
     :func:`baseline` now): the caller records exactly that.  After a yes the files are
     checked again, and a command whose script or resolution changed while the user read
     the prompt is refused (False), saying so.  ``why`` adds a line saying why the
@@ -566,7 +566,7 @@ def prompt(
         stderr.write(escape_lines(lines))  # a command's ESC or newline cannot redraw this
         stderr.flush()
         answer = stdin.readline()
-    except KeyboardInterrupt:  # D-71: Ctrl-C at the prompt is a "no" for this run
+    except KeyboardInterrupt:  # Ctrl-C at the prompt is a "no" for this run
         stderr.write("\n")
         return False
     except (OSError, ValueError):

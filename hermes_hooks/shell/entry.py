@@ -21,7 +21,7 @@ __all__ = [
 
 #: A hook's timeout in seconds when the entry sets none.
 DEFAULT_TIMEOUT = 60
-#: The longest timeout an entry may set (D-68).
+#: The longest timeout an entry may set.
 MAX_TIMEOUT = 300
 
 
@@ -62,7 +62,7 @@ class ShellEntry:
 
     event: str
     index: int
-    command: str  # trimmed, unexpanded: the consent key (D-67)
+    command: str  # trimmed, unexpanded: the consent key
     argv: tuple[str, ...]  # split, ``~`` expanded: what is executed
     matcher: str | None = None
     timeout: int = DEFAULT_TIMEOUT
@@ -76,7 +76,7 @@ class ShellEntry:
     #: False for an entry answered by the host's model rather than a program (its
     #: ``argv`` is then the one word its dialect gave).
     runs_program: bool = True
-    rank: int = 0  # the order among the shell entries of ``event`` (D-19)
+    rank: int = 0  # the order among the shell entries of ``event``
     persistent: bool = False  # started once and kept running (one JSON line per firing)
     #: The folder relative paths in ``command`` resolve against: the home the entry was
     #: read from (None: the current directory, for an entry read without a home).

@@ -1,7 +1,7 @@
 """The Hermes dialect: a shell hook's own protocol (the default ``dialect: hermes``).
 
 * **Entry**: ``matcher`` is a regular expression that must match the whole tool name,
-  honoured on ``pre_tool_call`` and ``post_tool_call`` only (SH-06, D-66).
+  honoured on ``pre_tool_call`` and ``post_tool_call`` only.
 * **Stdin**: the SH-13 envelope (``hook_event_name``, ``tool_name``, ``tool_input``,
   ``session_id``, ``cwd``, ``extra``); the environment is the agent's.
 * **Output**: one JSON object on stdout, read into the canonical directives of
@@ -10,15 +10,15 @@
   * ``pre_tool_call``: ``{"action": "block", "message"}``, ``{"action": "approve", ...}``
     or ``{"action": "modify", "args"}``, from our ``action`` field, Claude Code's
     ``decision`` / ``reason`` / ``tool_input`` or its
-    ``hookSpecificOutput.permissionDecision`` (D-23);
+    ``hookSpecificOutput.permissionDecision``;
   * ``pre_llm_call``: ``{"context": ...}`` (also read from Claude Code's
-    ``hookSpecificOutput.additionalContext``, the UserPromptSubmit field, SH-32);
+    ``hookSpecificOutput.additionalContext``, the UserPromptSubmit field);
   * ``pre_verify``: ``{"action": "continue", "message"}``, Claude Code's
-    ``{"decision": "block", "reason"}`` included (SH-15);
+    ``{"decision": "block", "reason"}`` included;
   * every other event: ``None`` (D-74: shell output is only honoured for SH-29).
 
-  Exit code 2 blocks a ``pre_tool_call`` (SH-17); any other non-zero exit is a failure,
-  though a block the hook printed still counts (SH-16..SH-20, D-70).
+  Exit code 2 blocks a ``pre_tool_call``; any other non-zero exit is a failure,
+  though a block the hook printed still counts.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ log = get_logger("hermes_hooks.shell")
 
 
 #: The events on which ``matcher`` filters by tool name: the catalogue's tool-scoped
-#: hooks, in catalogue order for messages (SH-06 / D-66).
+#: hooks, in catalogue order for messages.
 MATCHER_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.matcher)
 _UNPARSEABLE = "unparseable stdout (expected a JSON object)"
 
@@ -179,7 +179,7 @@ def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
             if isinstance(doc.get(key), str):
                 approve[key] = doc[key]
         return approve
-    if permission == "ask":  # D-23: Claude Code's "ask" escalates to the approval gate
+    if permission == "ask":  # Claude Code's "ask" escalates to the approval gate
         approve = {"action": "approve"}
         reason = first_text(specific.get("permissionDecisionReason"))
         if reason is not None:
@@ -189,7 +189,7 @@ def _pre_tool_call(doc: dict[str, Any]) -> dict[str, Any] | None:
         return {"action": "modify", "args": doc["args"]}
     if decision == "modify" and isinstance(doc.get("tool_input"), dict) and doc["tool_input"]:
         return {"action": "modify", "args": doc["tool_input"]}
-    # {"decision": "approve"} means "allow" in Claude Code: no effect (D-23).
+    # {"decision": "approve"} means "allow" in Claude Code: no effect.
     return None
 
 
@@ -226,7 +226,7 @@ def _pre_llm_call(doc: dict[str, Any]) -> dict[str, Any] | None:
             context = specific.get("additionalContext")
     if context is None:
         return None
-    # D-32: the aggregator converts a non-string with str() and ignores blank text.
+    # The aggregator converts a non-string with str() and ignores blank text.
     return {"context": context}
 
 
@@ -234,7 +234,7 @@ def _pre_verify(doc: dict[str, Any]) -> dict[str, Any] | None:
     message = None
     if directive_word(doc.get("action")) == "continue":
         message = first_text(doc.get("message"), doc.get("reason"))
-    elif directive_word(doc.get("decision")) == "block":  # SH-15: block-the-stop means continue
+    elif directive_word(doc.get("decision")) == "block":  # Block-the-stop means continue
         message = first_text(doc.get("reason"), doc.get("message"))
     return {"action": "continue", "message": message} if message else None
 
@@ -260,7 +260,7 @@ def normalise(event: str, doc: dict[str, Any]) -> dict[str, Any] | None:
 def _decode(result: RunResult) -> tuple[dict[str, Any] | None, bool]:
     """Parse stdout: (the JSON object or None, whether stdout was unusable).
 
-    Empty (or blank) stdout is no output, not an error (SH-14).  Leading whitespace and
+    Empty (or blank) stdout is no output, not an error.  Leading whitespace and
     a byte-order mark are trimmed first (the shared reading core).  A non-UTF-8, cut
     (over the capture cap), non-JSON or non-object stdout is unusable.
     """
@@ -292,7 +292,7 @@ def read(reading: Reading) -> Directive | None:
         reading.fail(problem, _UNPARSEABLE)
     rc = result.returncode
     if reading.gate and rc == BLOCK_EXIT_CODE:
-        # SH-17: exit 2 blocks; the message is the stdout block's, else stderr's
+        # Exit 2 blocks; the message is the stdout block's, else stderr's
         # first 400 characters, else the default.
         if directive is None or directive["action"] != "block":
             directive = {
@@ -356,7 +356,7 @@ class HermesDialect:
         """Nothing besides the entries themselves."""
 
     def matches(self, entry: ShellEntry, tool_name: Any) -> bool:
-        """D-66: no matcher matches everything; a set matcher must match the whole tool
+        """No matcher matches everything; a set matcher must match the whole tool
         name (literal equality when the regex did not compile) and never matches a
         missing one.  A match that cannot finish in time counts as a match on a gate
         and as none elsewhere (:meth:`UserRegex.decide`)."""
@@ -370,7 +370,7 @@ class HermesDialect:
         return pattern.decide(tool_name, gate=entry.gate, where=entry.origin, log=log)
 
     def fires(self, entry: ShellEntry, payload: dict[str, Any]) -> bool:
-        """A non-matching entry is never spawned (D-66)."""
+        """A non-matching entry is never spawned."""
         return entry.matcher is None or self.matches(entry, payload.get("tool_name"))
 
     def run(

@@ -1,6 +1,6 @@
 """What the shell adapter decides about a home before it imports anything heavier.
 
-Every load asks these, hooks or not: which consent bypass is active (SH-22), and
+Every load asks these, hooks or not: which consent bypass is active, and
 whether the home has an allowlist.  They live apart from :mod:`.consent` and
 :mod:`.config` so that a home with no ``hooks:`` block and no allowlist loads without
 the consent, parsing and spawning modules (a start-up cost every agent pays).
@@ -34,7 +34,7 @@ TRUTHY = frozenset({"1", "true", "yes", "on"})
 
 def auto_accept_configured(config: Mapping[str, Any]) -> bool:
     """Whether ``hooks_auto_accept: true`` is set at the top level of ``config.yaml``
-    (the third consent bypass, SH-22)."""
+    (the third consent bypass)."""
     value = config.get("hooks_auto_accept")
     if isinstance(value, bool):
         return value
@@ -43,7 +43,7 @@ def auto_accept_configured(config: Mapping[str, Any]) -> bool:
 
 def bypass_reason(accept_hooks: bool, config: Mapping[str, Any]) -> str | None:
     """Which consent bypass is active, or None: the ``--accept-hooks`` flag,
-    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true`` (SH-22)."""
+    ``HERMES_ACCEPT_HOOKS``, or ``hooks_auto_accept: true``."""
     if accept_hooks:
         return "--accept-hooks"
     if env_flag("HERMES_ACCEPT_HOOKS"):

@@ -2,7 +2,7 @@
 (:class:`ShellRecord`).
 
 A firing checks the entry's dialect says it fires (a non-matching entry is never
-spawned), checks with one ``stat`` that the approval still stands (D-84), checks that
+spawned), checks with one ``stat`` that the approval still stands, checks that
 the command still leads to the files its approval pinned (:mod:`.pin`; refused, and a
 fail-closed gate blocks, when not), runs those files with the dialect's stdin and
 environment (:mod:`.run`; a ``persistent: true`` entry sends the stdin to its running
@@ -66,7 +66,7 @@ class ShellHook:
         self.source = source  # the config file, for messages
         # The load this hook belongs to: its close() ends the background runs started here.
         self.owner = owner
-        # D-84: only a hook whose approval was seen in the file stops when it goes.
+        # Only a hook whose approval was seen in the file stops when it goes.
         self._present = watch is not None and watch.approved(entry.event, entry.command)
         self.process = PersistentProcess(entry) if entry.persistent else None
 
@@ -242,7 +242,7 @@ def refuse(
     dialect: Dialect, entry: ShellEntry, payload: dict[str, Any], why: str
 ) -> dict[str, Any] | Degraded | None:
     """A firing refused before anything ran, delivered as its dialect delivers a run:
-    no verdict, so a fail-closed gate blocks (D-70) with ``hook <command> failed closed:
+    no verdict, so a fail-closed gate blocks with ``hook <command> failed closed:
     not run: <why>``, and any other hook lets the call through with a warning."""
     reading = Reading(entry, RunResult(error=f"refused: {why}"))
     reading.problem = reading.failure = f"not run: {why}"

@@ -10,7 +10,7 @@ here, once:
   an excerpt of stderr that is redacted *before* it is cut, so a secret straddling the
   cut is never shown half-redacted;
 * ``fail_closed`` on ``pre_tool_call``: a failure the dialect reports blocks the call
-  unless the hook's own answer already blocks (D-70).
+  unless the hook's own answer already blocks.
 
 How stdout and the exit code are read (JSON fields, exit code 2, plain text) is the
 dialect's: a reader given to :func:`interpret` (see
@@ -46,9 +46,9 @@ __all__ = [
 
 log = get_logger("hermes_hooks.shell")
 
-#: SH-17: exit code 2 blocks a ``pre_tool_call`` (Claude Code / Cursor convention).
+#: Exit code 2 blocks a ``pre_tool_call`` (Claude Code / Cursor convention).
 BLOCK_EXIT_CODE = 2
-#: SH-17: how much of stderr becomes a block message (and shows in a warning).
+#: How much of stderr becomes a block message (and shows in a warning).
 STDERR_MESSAGE_LIMIT = 400
 #: SH-17 (3) / D-20: the message of a block that carries none.
 DEFAULT_BLOCK_MESSAGE = "Blocked by shell hook."
@@ -147,7 +147,7 @@ class Reading:
 
     @property
     def gate(self) -> bool:
-        """Whether this hook can block: the catalogue says which hooks fail closed (SH-09)."""
+        """Whether this hook can block: the catalogue says which hooks fail closed."""
         contract = CATALOGUE.get(self.entry.event)
         return contract is not None and contract.fail_closed
 

@@ -45,7 +45,7 @@ __all__ = [
 
 DriftLevel = Literal["ok", "info", "warn", "error"]
 _LEVEL_MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
-#: Byte-exact, carrying its own mark: an old entry is a note, not an issue (D-73).
+#: Byte-exact, carrying its own mark: an old entry is a note, not an issue.
 NO_MTIME_NOTE = "ℹ no approval-time mtime recorded — cannot detect edits"
 
 
@@ -157,7 +157,7 @@ def _mark(level: str, text: str) -> str:
 
 def program_problem(entry: ShellEntry) -> str | None:
     """Why ``entry`` cannot start, or None: the program must exist and be executable,
-    and the script it names (D-73) must be readable.  A Claude Code prompt or agent
+    and the script it names must be readable.  A Claude Code prompt or agent
     handler runs no program."""
     if not entry.runs_program:
         return None
@@ -197,7 +197,7 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
     approval = allowlist.find(entry.event, entry.command)
     state = record.state
     if state == "registered" and approval is None and record.consent == "allowlist":
-        state = "revoked"  # removed after load: running processes stop calling it (D-84)
+        state = "revoked"  # removed after load: running processes stop calling it
     details: list[str] = []
     view["drift"] = None
     if approval is not None:
@@ -261,7 +261,7 @@ def section(source: LoadedShell) -> Section:
 
 
 def _smoke(record: ShellRecord, subject: str) -> Finding:
-    """D-85: fire the hook once on the synthetic payload, with its own timeout."""
+    """Fire the hook once on the synthetic payload, with its own timeout."""
     outcome = run_once(record.entry, synthetic_payload(record.entry.event))
     result = outcome.result
     took = f"{result.elapsed:.3f}s"
@@ -294,7 +294,7 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
 
 
 def check(source: LoadedShell) -> list[Finding]:
-    """Doctor findings for every configured shell hook (CLI-06, D-85)."""
+    """Doctor findings for every configured shell hook."""
     findings = [
         Finding("error" if p.weakens_gate else "warn", f"shell {p.where}", p.message)
         for p in source.problems()

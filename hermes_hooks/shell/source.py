@@ -4,8 +4,8 @@
 ``(event, command)`` pair (:mod:`.consent`: the allowlist, the three bypasses, the TTY
 prompt, the D-72 warning) and registers every approved entry on the manager in the
 SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run after Python
-plugins and in list order (D-19).  Loading twice into the same manager registers
-nothing twice (D-08).
+plugins and in list order.  Loading twice into the same manager registers
+nothing twice.
 
 The package, one job per module:
 
@@ -52,7 +52,7 @@ __all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
 log = get_logger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
-# D-08: what each manager already holds, per home: (home, event, matcher, command, dialect).
+# What each manager already holds, per home: (home, event, matcher, command, dialect).
 _Key = tuple[str, str, str | None, str, str]
 _STATE = "shell"
 
@@ -347,7 +347,7 @@ class ShellSource:
         return ShellRecord(entry, "registered", how, note=note, hook=hook)
 
     def unload(self) -> None:
-        """Remove every callback this source registered (a reload starts here, D-08)
+        """Remove every callback this source registered (a reload starts here)
         and end the processes of its persistent entries."""
         self._manager.unregister_owner(self.owner)
         self.close(1.0)

@@ -1,12 +1,12 @@
 """Delivery lanes: one bounded queue, one worker thread and one keep-alive
-``httpx.Client`` per outbound target (OUT-11, D-79).
+``httpx.Client`` per outbound target.
 
 The agent's thread only hands a ready :class:`Delivery` to :meth:`Lane.submit`, which
 appends it to the lane's queue and returns; everything that can wait (connecting,
 sending, retrying) happens on the lane's worker.  A dead endpoint therefore delays
 only its own lane, never the agent and never another target.
 
-Ordinary lanes (D-80, D-81): at most 256 pending events (the next one is dropped with
+Ordinary lanes: at most 256 pending events (the next one is dropped with
 a warning); 2xx is done; 3xx is logged as a redirect and never followed; 4xx is logged
 and not retried; 5xx, connection errors and timeouts are retried once after 1 s with
 the byte-identical body and headers, then dropped with a warning.
@@ -64,17 +64,17 @@ __all__ = [
 
 log = get_logger("hermes_hooks.outbound")
 
-#: D-81: pending events per ordinary target.
+#: Pending events per ordinary target.
 QUEUE_CAPACITY = 256
 #: Pending events per durable target (they live on disk, not in memory).
 DURABLE_CAPACITY = 10_000
-#: D-79: the total flush budget at interpreter exit.
+#: The total flush budget at interpreter exit.
 EXIT_FLUSH_SECONDS = 5.0
 #: Durable retries wait their scheduled delay times a factor in [1 - JITTER, 1 + JITTER].
 JITTER = 0.2
 #: The longest ``Retry-After`` a durable target may impose, in seconds.
 MAX_RETRY_AFTER = 3600.0
-_MAX_RESPONSE_BYTES = 64 * 1024  # the response is ignored (OUT-12); read a little of it
+_MAX_RESPONSE_BYTES = 64 * 1024  # the response is ignored; read a little of it
 _CLAIM_SLACK = 30.0
 _IDLE_POLL = 30.0  # a durable lane re-checks the outbox this often (other processes)
 _THROTTLE_STATUSES = frozenset({408, 429})
@@ -147,7 +147,7 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
 
 
 def make_client(timeout: float) -> httpx.Client:
-    """The lane's client: one kept-alive connection, redirects never followed (OUT-14)."""
+    """The lane's client: one kept-alive connection, redirects never followed."""
     return httpx.Client(
         timeout=httpx.Timeout(float(timeout)),
         follow_redirects=False,

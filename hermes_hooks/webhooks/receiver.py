@@ -51,7 +51,7 @@ __all__ = [
     "verify",
 ]
 
-#: Seconds a delivery's timestamp may differ from the receiver's clock (OUT-10).
+#: Seconds a delivery's timestamp may differ from the receiver's clock.
 DEFAULT_TOLERANCE = 300.0
 _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 

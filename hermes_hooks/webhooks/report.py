@@ -1,4 +1,4 @@
-"""What the outbound source says in ``hermes-hooks list`` (OUT-19, CLI-01) and ``doctor``.
+"""What the outbound source says in ``hermes-hooks list`` and ``doctor``.
 
 ``list`` shows every ``hooks.outbound`` entry: label, url, events, matcher, timeout,
 signed or ``UNSIGNED``, durable or not, and why an entry was skipped.  ``doctor``

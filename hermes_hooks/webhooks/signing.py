@@ -42,7 +42,7 @@ def _secret_bytes(secret: str | bytes) -> bytes:
 
 
 def github_signature(secret: str | bytes, body: bytes) -> str:
-    """``sha256=`` + hex HMAC-SHA256 of ``body`` keyed with ``secret`` (OUT-09)."""
+    """``sha256=`` + hex HMAC-SHA256 of ``body`` keyed with ``secret``."""
     digest = hmac.new(_secret_bytes(secret), body, hashlib.sha256).hexdigest()
     return "sha256=" + digest
 

@@ -1,5 +1,5 @@
 """Outbound webhooks: ``hooks.outbound`` targets become callbacks that enqueue signed
-POSTs on per-target delivery lanes (OUT-01..OUT-19, D-75..D-82).
+POSTs on per-target delivery lanes.
 
 Each target registers one callback per event it subscribes, in the WEBHOOK group and
 ranked by its position in ``hooks.outbound`` (D-19: after Python plugins and shell
@@ -11,7 +11,7 @@ own lane (:mod:`hermes_hooks.webhooks.delivery`).
 
 Registration is idempotent per D-08 key (home, event, url, name, matcher, secret
 source): an identical entry is ignored with a warning, while two different targets
-sharing a url both deliver.  No consent is asked (OUT-16).
+sharing a url both deliver.  No consent is asked.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ class OutboundSource:
             lane.begin_close(None)
 
     def close(self, timeout: float) -> None:
-        """Flush every lane together within ``timeout`` seconds in total (D-79)."""
+        """Flush every lane together within ``timeout`` seconds in total."""
         if not self.lanes:
             return
         from hermes_hooks.webhooks.capture import CaptureLane
@@ -285,7 +285,7 @@ def _make_callback(
 
     def deliver(**payload: Any) -> None:
         if matcher is not None and not matcher.matches(payload.get("tool_name")):
-            return None  # D-77: filtered before anything is serialised
+            return None  # Filtered before anything is serialised
         now = time.time()
         document = build_envelope(event, payload, profile=profile)
         delivery_id = new_delivery_id()

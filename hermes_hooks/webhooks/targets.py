@@ -1,18 +1,18 @@
-"""Parsing ``hooks.outbound`` (OUT-02..OUT-06, D-75..D-77) into :class:`Target` objects.
+"""Parsing ``hooks.outbound`` into :class:`Target` objects.
 
 Everything is decided here, once, when the config loads: the URL's scheme, the events,
 the timeout, the matcher (compiled once), the secret (``secret_env`` read once) and the
 delivery options.  A malformed entry logs one WARNING naming the file, the entry and
-the fix, and is skipped (OUT-04); the other entries still load.
+the fix, and is skipped; the other entries still load.
 
 Keys of one entry::
 
     name            label for logs and ``list`` (default: the url)
     url             required; https:// (http:// warns), anything else skips the entry
     events          required; non-empty list of catalogue hooks (not on_stream_delta)
-    secret_env      variable holding the HMAC secret; wins over ``secret`` (D-76)
+    secret_env      variable holding the HMAC secret; wins over ``secret``
     secret          literal secret (discouraged: keep config.yaml free of credentials)
-    timeout         seconds per attempt, integer 1..60, default 10 (D-75)
+    timeout         seconds per attempt, integer 1..60, default 10
     matcher         regex on the tool name, only for pre_tool_call / post_tool_call
     signature       "github" (default) or "standard" (adds Standard Webhooks headers)
     durable         true: keep events in the SQLite outbox until delivered
@@ -54,13 +54,13 @@ log = get_logger("hermes_hooks.outbound")
 DEFAULT_TIMEOUT = 10
 MIN_TIMEOUT = 1
 MAX_TIMEOUT = 60
-#: D-80: the one retry of an ordinary target waits 1 s.
+#: The one retry of an ordinary target waits 1 s.
 DEFAULT_RETRY_DELAY = 1.0
 #: Durable targets: the wait before each retry (7 attempts over about 73 minutes).
 DEFAULT_DURABLE_SCHEDULE: tuple[float, ...] = (1.0, 5.0, 30.0, 120.0, 600.0, 3600.0)
 _MAX_SCHEDULE_ITEMS = 20
 _MAX_SCHEDULE_DELAY = 86_400.0
-#: D-77: the hooks on which a matcher filters by tool name, in catalogue order.
+#: The hooks on which a matcher filters by tool name, in catalogue order.
 _MATCHER_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.matcher)
 _SIGNATURES = ("github", "standard")
 _KNOWN_KEYS = frozenset(
@@ -158,7 +158,7 @@ class Target:
 
     @property
     def schedule(self) -> tuple[float, ...]:
-        """The waits before each retry: one for ordinary targets (D-80), several for
+        """The waits before each retry: one for ordinary targets, several for
         durable ones."""
         if self.durable:
             return self.retry_schedule or DEFAULT_DURABLE_SCHEDULE

@@ -42,12 +42,12 @@ _TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 
 def new_delivery_id() -> str:
-    """D-78: a random UUID4 as 32 lower-case hex characters."""
+    """A random UUID4 as 32 lower-case hex characters."""
     return uuid.uuid4().hex
 
 
 def utc_timestamp(epoch: float) -> str:
-    """D-78: ``epoch`` as UTC ISO 8601 to the second with ``Z``."""
+    """``epoch`` as UTC ISO 8601 to the second with ``Z``."""
     return time.strftime(_TIMESTAMP_FORMAT, time.gmtime(epoch))
 
 
