@@ -27,7 +27,14 @@ from hermes_hooks.gateway.events import (
     suggest_event,
 )
 
-__all__ = ["HANDLER_FILE", "MANIFEST_FILE", "Manifest", "Problem", "read_manifest"]
+__all__ = [
+    "HANDLER_FILE",
+    "MANIFEST_FILE",
+    "GatewayHookRecord",
+    "Manifest",
+    "Problem",
+    "read_manifest",
+]
 
 MANIFEST_FILE = "HOOK.yaml"
 HANDLER_FILE = "handler.py"
@@ -235,3 +242,28 @@ def _read_events(manifest: Manifest, data: dict[str, Any]) -> None:
                 "or a <prefix>:* wildcard",
             )
     manifest.events = tuple(names)
+
+
+@dataclass
+class GatewayHookRecord:
+    """One hook directory as ``hermes-hooks list`` and ``doctor`` show it."""
+
+    key: str  # the directory name
+    name: str
+    path: str  # the directory
+    description: str = ""
+    events: list[str] = field(default_factory=list)
+    state: str = "pending"  # "loaded", "failed", "disabled", "skipped"
+    handler: str | None = None  # "async" or "sync" once loaded
+    #: Where the handler runs once loaded: "own loop" (async), "host loop" (async with
+    #: ``host_loop: true``) or "worker thread" (sync).
+    runs_on: str | None = None
+    plugin: str | None = None  # the pluggy plugin name once loaded
+    error: str | None = None
+    problems: list[Problem] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view for ``--json`` output."""
+        data = dict(vars(self))
+        data["problems"] = [vars(p).copy() for p in self.problems]
+        return data

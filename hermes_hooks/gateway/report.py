@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING
 
 from hermes_hooks._perms import loose_paths
 from hermes_hooks.config import safe_mode
-from hermes_hooks.gateway.manifest import HANDLER_FILE, MANIFEST_FILE
+from hermes_hooks.gateway.manifest import HANDLER_FILE, MANIFEST_FILE, GatewayHookRecord
 from hermes_hooks.report import Finding, Section
 
 if TYPE_CHECKING:
     from hermes_hooks.gateway.manifest import Problem
-    from hermes_hooks.gateway.source import GatewayHookRecord
 
 __all__ = ["check_gateway_hooks", "gateway_section", "not_loaded_reason"]
 

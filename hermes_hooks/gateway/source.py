@@ -22,7 +22,6 @@ import inspect
 import logging
 import sys
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +33,7 @@ from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
     HANDLER_FILE,
     MANIFEST_FILE,
+    GatewayHookRecord,
     Manifest,
     Problem,
     read_manifest,
@@ -63,31 +63,6 @@ log = get_logger("gateway.hooks")
 MODULE_PREFIX = "hermes_hook_"
 PLUGIN_PREFIX = "gateway:"
 SAFE_MODE_MESSAGE = "[hooks] HERMES_SAFE_MODE set — gateway hooks not loaded"
-
-
-@dataclass
-class GatewayHookRecord:
-    """One hook directory as ``hermes-hooks list`` and ``doctor`` show it."""
-
-    key: str  # the directory name
-    name: str
-    path: str  # the directory
-    description: str = ""
-    events: list[str] = field(default_factory=list)
-    state: str = "pending"  # "loaded", "failed", "disabled", "skipped"
-    handler: str | None = None  # "async" or "sync" once loaded
-    #: Where the handler runs once loaded: "own loop" (async), "host loop" (async with
-    #: ``host_loop: true``) or "worker thread" (sync).
-    runs_on: str | None = None
-    plugin: str | None = None  # the pluggy plugin name once loaded
-    error: str | None = None
-    problems: list[Problem] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready view for ``--json`` output."""
-        data = dict(vars(self))
-        data["problems"] = [vars(p).copy() for p in self.problems]
-        return data
 
 
 class GatewayHookPlugin:

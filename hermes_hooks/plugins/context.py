@@ -45,7 +45,7 @@ from hermes_hooks.plugins.tool_rules import report, tool_holder, while_registeri
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.plugins.source import PluginRecord
+    from hermes_hooks.plugins.record import PluginRecord
 
 __all__ = [
     "HostCapabilities",

@@ -10,7 +10,7 @@ from hermes_hooks._perms import loose_paths
 from hermes_hooks.report import Finding, Level, Section
 
 if TYPE_CHECKING:
-    from hermes_hooks.plugins.source import PluginRecord
+    from hermes_hooks.plugins.record import PluginRecord
 
 __all__ = ["check_python_plugins", "python_section"]
 

@@ -28,7 +28,6 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +39,7 @@ from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.plugins.entry_points import may_declare
 from hermes_hooks.plugins.gate_answers import ignored_answers
+from hermes_hooks.plugins.record import PluginRecord
 from hermes_hooks.plugins.tool_rules import report
 from hermes_hooks.sources import Source, Unloaded
 
@@ -65,39 +65,6 @@ HOOKIMPL_GROUP = "hermes_hooks"
 REGISTER_GROUP = "hermes_agent.plugins"
 ENTRY_POINT_GROUPS = (HOOKIMPL_GROUP, REGISTER_GROUP)
 _MODULE_PREFIX = "hermes_plugins"
-
-
-@dataclass
-class PluginRecord:
-    """One Python plugin as ``hermes-hooks list`` shows it."""
-
-    key: str
-    source: str  # "directory", "project", "entry-point:<group>"
-    name: str | None = None  # manifest name; plugins.enabled/disabled match it too
-    path: str | None = None
-    distribution: str | None = None
-    version: str | None = None
-    description: str | None = None
-    state: str = "pending"  # "loaded", "failed", "disabled"
-    hooks: list[str] = field(default_factory=list)
-    error: str | None = None
-    #: Where a failed load raised, ``file:line``.
-    location: str | None = None
-    problems: list[str] = field(default_factory=list)
-    #: Worth a look but not broken: unknown hook names, a plugin registering nothing,
-    #: unknown keys in plugin.yaml.
-    warnings: list[str] = field(default_factory=list)
-    #: What it registered besides hooks (kind → names), from ``hooks.registry``.
-    registrations: dict[str, list[str]] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready view for ``--json`` output."""
-        return dict(vars(self))
-
-    def note(self, message: str, *, gate: bool) -> None:
-        """Keep ``message`` for ``list`` and ``doctor``: a problem (a doctor error) when
-        it leaves a guard switched off, else a warning."""
-        (self.problems if gate else self.warnings).append(message)
 
 
 class PythonSource:

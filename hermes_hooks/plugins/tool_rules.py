@@ -18,8 +18,8 @@ from hermes_hooks._log import get_logger
 
 if TYPE_CHECKING:
     from hermes_hooks._capabilities import HostCapabilities
+    from hermes_hooks.plugins.record import PluginRecord
     from hermes_hooks.plugins.registry import PluginRegistry
-    from hermes_hooks.plugins.source import PluginRecord
 
 __all__ = ["report", "tool_holder", "while_registering"]
 

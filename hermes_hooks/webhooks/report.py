@@ -10,14 +10,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from hermes_hooks.report import Finding, Section
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from hermes_hooks.webhooks.urls import redact_urls
 
 if TYPE_CHECKING:
-    from hermes_hooks.webhooks.source import OutboundSource, TargetRecord
+    from hermes_hooks.webhooks.targets import Target, TargetRecord
+
+
+class OutboundSource(Protocol):
+    """What the report reads of the loaded webhook source (the source hands itself
+    over, so this module never imports it)."""
+
+    targets: list[Target]
+    outbox: Outbox | None
+    outbox_error: str | None
+
+    def records(self) -> list[TargetRecord]:
+        """Every ``hooks.outbound`` entry, loaded or skipped."""
+
 
 __all__ = ["check_outbound", "outbound_section", "signing_text"]
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._callback import Group
@@ -37,11 +36,10 @@ if TYPE_CHECKING:
     from hermes_hooks.webhooks.capture import CaptureLane
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
-    from hermes_hooks.webhooks.targets import Skipped, Target
+    from hermes_hooks.webhooks.targets import Skipped, Target, TargetRecord
 
 __all__ = [
     "OutboundSource",
-    "TargetRecord",
     "load",
     "unloaded",
 ]
@@ -49,30 +47,6 @@ __all__ = [
 log = get_logger("hermes_hooks.outbound")
 
 _KEY_ATTRIBUTE = "_hermes_outbound_key"
-
-
-@dataclass
-class TargetRecord:
-    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it (urls without
-    their credentials)."""
-
-    index: int
-    label: str
-    state: str  # "loaded" or "skipped"
-    url: str | None = None
-    events: list[str] = field(default_factory=list)
-    matcher: str | None = None
-    timeout: int | None = None
-    signed: bool = False
-    secret: str | None = None  # where the secret comes from, never the secret itself
-    signature: str = "github"
-    durable: bool = False
-    reason: str | None = None
-    problems: list[str] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready view for ``--json`` output."""
-        return asdict(self)
 
 
 def _secret_description(target: Target) -> str | None:
@@ -104,6 +78,7 @@ class OutboundSource:
 
     def records(self) -> list[TargetRecord]:
         """Every entry of ``hooks.outbound``, loaded or skipped, in list order."""
+        from hermes_hooks.webhooks.targets import TargetRecord  # for list and doctor only
 
         records = [
             TargetRecord(

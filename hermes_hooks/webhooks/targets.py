@@ -27,7 +27,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from hermes_hooks._log import get_logger, remember_secret
@@ -46,6 +46,7 @@ __all__ = [
     "Matcher",
     "Skipped",
     "Target",
+    "TargetRecord",
     "parse_outbound",
 ]
 
@@ -502,3 +503,27 @@ def parse_outbound(
             log.warning("%s (%s) %s; skipped", _where(source, index), label, exc)
             skipped.append(Skipped(index, label, str(exc)))
     return _unique_durable(targets, source), skipped
+
+
+@dataclass
+class TargetRecord:
+    """One ``hooks.outbound`` entry as ``list`` and ``doctor`` show it (urls without
+    their credentials)."""
+
+    index: int
+    label: str
+    state: str  # "loaded" or "skipped"
+    url: str | None = None
+    events: list[str] = field(default_factory=list)
+    matcher: str | None = None
+    timeout: int | None = None
+    signed: bool = False
+    secret: str | None = None  # where the secret comes from, never the secret itself
+    signature: str = "github"
+    durable: bool = False
+    reason: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready view for ``--json`` output."""
+        return asdict(self)
