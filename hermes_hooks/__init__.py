@@ -1,13 +1,13 @@
 """hermes-hooks: the four hook systems of an AI agent behind one pluggy manager.
 
-Public names (see ``design.md``)::
+Public names (the stable surface other code relies on)::
 
     hermes_hooks.hookimpl       the pluggy marker for plugin authors
     hermes_hooks.load(...)      build the Hooks of a Hermes home
     hermes_hooks.Hooks          the typed facade
     hermes_hooks.HostCapabilities  what a host lends plugins (``load(host=...)``)
     hermes_hooks.VALID_HOOKS    the 37 catalogue hook names
-    hermes_hooks.GATEWAY_EVENTS gateway event -> context keys (Table GW-T1)
+    hermes_hooks.GATEWAY_EVENTS gateway event -> the context keys its handlers get
 
 Importing the package stays light: every public name above but ``__version__``, pluggy
 with :data:`hookimpl` among them, loads when first used (the module ``__getattr__``

@@ -91,7 +91,7 @@ class ShellUse(str, enum.Enum):
 
     REFUSED = "refused"  # registration refused with a warning at config read
     OBSERVE = "observe"  # runs; its output is ignored
-    DIRECTIVE = "directive"  # runs; its SH-29 directives are honoured
+    DIRECTIVE = "directive"  # runs; its block/modify/approve, context or continue is honoured
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,8 @@ class Policy:
 
 _WORKER_OPEN = Policy(True, OnError.FAIL_OPEN, Thread.WORKER)
 
-#: The single timeout/failure table of D-11, keyed by hook name.
+#: The single timeout/failure table, keyed by hook name (a hook missing from it gets
+#: :data:`DEFAULT_POLICY`: bounded, fail-open).
 POLICY: dict[str, Policy] = {
     "pre_tool_call": Policy(True, OnError.FAIL_CLOSED, Thread.WORKER),
     "post_tool_call": _WORKER_OPEN,

@@ -25,8 +25,9 @@ value or a credential.  :func:`redact` masks
   password of a URL (``https://user:…@host``).
 
 Where we cut third-party text to a length we redact before cutting, so a secret never
-survives as a prefix.  Decision messages handed back to the host (D-14's block message)
-are not log lines and keep their specified text.
+survives as a prefix.  Decision messages handed back to the host (the block message of a
+timed-out or raising ``pre_tool_call`` callback) are not log lines and keep their
+specified text.
 """
 
 from __future__ import annotations

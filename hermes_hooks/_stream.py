@@ -2,11 +2,11 @@
 
 The token path only appends to a deque and, if the worker sleeps, sets an event; it
 never waits.  A deque with ``maxlen`` drops its oldest entry when full, which is
-exactly ST-03: a stuck observer loses only its own oldest events.
+exactly the rule that a stuck observer loses only its own oldest events.
 
-D-61 says "per callback"; we key the lane by the callback's *owner* (the plugin, or
-one shell entry) because the issue also requires that one observer sees start before
-the deltas and the deltas before end, and a plugin usually registers a separate
+The streaming rules ask for a lane per callback; we key the lane by the callback's *owner* (the
+plugin, or one shell entry) because one observer must also see start before the
+deltas and the deltas before end, and a plugin usually registers a separate
 function per stream hook.  Separate plugins still never wait for each other.  Events
 are checked once per firing (size and value types) before any lane sees them.
 """
@@ -114,7 +114,7 @@ class StreamLane:
                             loop.run_until_complete(result)
                     except KeyboardInterrupt:  # Ctrl-C belongs to the host, never swallowed
                         raise
-                    except BaseException as exc:  # ST-11, D-61: nothing else stops the lane
+                    except BaseException as exc:  # an error never stops the stream or the lane
                         text = excerpt(exception_text(exc), 200)
                         self._warnings.warn(
                             log, ("stream-error", self._name, type(exc), text),

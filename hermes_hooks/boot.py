@@ -10,7 +10,7 @@ the agent, so the *host* provides that agent through a factory::
 
 A factory takes no arguments and returns an object with
 ``run_conversation(prompt: str) -> dict`` whose ``"final_response"`` is the agent's
-answer (the shape BOOT-07 reads).  Set it before the gateway emits
+answer (the reply the boot-md hook trims and logs).  Set it before the gateway emits
 ``gateway:startup``.
 
 Without one, the boot-md hook uses the default agent it ships beside its handler

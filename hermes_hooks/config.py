@@ -185,7 +185,7 @@ def check_config(hooks: Any) -> list[Finding]:
 
 
 def parse_callback_timeout(value: Any, source: str = "config.yaml") -> float:
-    """``plugins.hook_callback_timeout`` as D-13 says: 30 by default, 0 = no limit,
+    """``plugins.hook_callback_timeout``: 30 by default, 0 = no limit,
     at most 600; anything unusable warns and falls back to 30."""
     key = f"{source}: plugins.hook_callback_timeout"
     if value is None:

@@ -80,7 +80,7 @@ def _cwd() -> str:
 def build_envelope(
     event: str, payload: Mapping[str, Any], *, profile: str = DEFAULT_PROFILE
 ) -> dict[str, Any]:
-    """The D-69 envelope of one firing of ``event`` with keyword payload ``payload``."""
+    """The envelope of one firing of ``event`` with keyword payload ``payload``."""
     extra = dict(payload)
     extra.pop(TELEMETRY_FIELD, None)
     tool_name = extra.pop("tool_name", None) if event in TOOL_EVENTS else None

@@ -5,7 +5,8 @@ selection belong to the manager and the dispatcher.
 Every adapter module exposes ``load(context) -> Source``, given the frozen
 :class:`~hermes_hooks._context.LoadContext` of the load (never the facade);
 :data:`ADAPTERS` lists them in registration order (Python plugins first, then shell
-hooks, then outbound webhooks, as D-19 and PL-15 say), with the surfaces each one serves.
+hooks, then outbound webhooks: the firing order, so Python decisions win ties), with
+the surfaces each one serves.
 """
 
 from __future__ import annotations

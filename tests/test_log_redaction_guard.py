@@ -99,9 +99,9 @@ def _python(code: str) -> subprocess.Popen[str]:
 
 
 def test_the_package_import_loads_no_logging() -> None:
-    out, err = _python(
-        "import sys, hermes_hooks\nprint('logging' in sys.modules)"
-    ).communicate(timeout=60)
+    out, err = _python("import sys, hermes_hooks\nprint('logging' in sys.modules)").communicate(
+        timeout=60
+    )
     assert (out, err) == ("False\n", "")
 
 

@@ -88,8 +88,8 @@ def twins(name: str) -> tuple[Sync, Async]:
     """The run-time method of hook ``name`` and its async twin ``a<name>``.
 
     A hook with an :class:`~hermes_hooks._contract.OptIn` drops the marked firings
-    unless the setting is true (reasoning deltas, ST-10); every other hook goes
-    straight to the dispatcher.
+    unless the setting is true (reasoning deltas reach callbacks only with
+    ``stream_reasoning_deltas``); every other hook goes straight to the dispatcher.
     """
     contract = CATALOGUE[name]
     opt_in = contract.opt_in

@@ -390,7 +390,7 @@ def _needs_shell(text: str) -> bool:
         elif char == "~":
             after = text[index + 1 : index + 2]
             if not word_start or after not in ("", "/", " ", "\t"):
-                return True  # D-67 expands only a leading ~ or ~/
+                return True  # only a word that is ~ or starts with ~/ is expanded
         word_start = char in " \t"
     return False
 

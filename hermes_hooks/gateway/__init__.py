@@ -4,8 +4,8 @@ that the messaging gateway fires around its lifecycle (spec section 4).
 The package is split by job, and this file imports nothing heavy, so reading the event
 catalogue (``hermes_hooks.GATEWAY_EVENTS``) does not load lanes or threads::
 
-    events.py     the event catalogue (Table GW-T1) and the ``<prefix>:*`` matcher
-    manifest.py   reading one HOOK.yaml by the rules of D-03
+    events.py     the event catalogue (event -> context keys) and the ``<prefix>:*`` matcher
+    manifest.py   reading and checking one HOOK.yaml
     lanes.py      per-hook FIFO lanes and the sync-handler worker threads
     commands.py   the ``command:<name>`` decision protocol
     emitter.py    ``hooks.gateway``: emit, emit_command, drain, close

@@ -10,7 +10,8 @@ may intercept a slash command.  Each handler may return a dict whose ``decision`
               checks); a ``command_name`` holding whitespace, ``/`` or ``@`` is ignored
 ``allow``/""  no decision: look at the next result
 
-Every handler runs; the first non-allow decision, in D-05 order, wins.
+Every handler runs; the first non-allow decision, in handler order (exact-name
+subscribers, then wildcard ones, each by directory name), wins.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The gateway event catalogue (Table GW-T1) and subscription matching.
+"""The gateway event catalogue and subscription matching.
 
 :data:`GATEWAY_EVENTS` maps every event the gateway emits to the context keys its
 handlers receive.  ``command:*`` stands for every ``command:<canonical>`` event.
@@ -49,7 +49,7 @@ _REACTION = (
     "raw_event",
 )
 
-#: Event -> context keys, as Table GW-T1 lists them (``command:*`` adds D-06's raw keys).
+#: Event -> context keys (``command:*`` adds the raw command and arguments as typed).
 GATEWAY_EVENTS: dict[str, tuple[str, ...]] = {
     "gateway:startup": ("platforms",),
     "session:start": ("platform", "user_id", "session_id", "session_key"),
@@ -88,7 +88,7 @@ def event_prefix(event: str) -> str | None:
 
 
 def wildcard_prefix(pattern: str) -> str | None:
-    """``agent`` for ``agent:*``; None when ``pattern`` is not a D-04 wildcard."""
+    """``agent`` for ``agent:*``; None when ``pattern`` is not a ``<prefix>:*`` wildcard."""
     if not pattern.endswith(":*"):
         return None
     prefix = pattern[:-2]
@@ -103,7 +103,7 @@ def is_wildcard(pattern: str) -> bool:
 
 
 def matches(pattern: str, event: str) -> bool:
-    """Whether a subscription ``pattern`` receives ``event`` (exact, or D-04 wildcard)."""
+    """Whether a subscription ``pattern`` receives ``event`` (exact, or ``<prefix>:*``)."""
     if pattern == event:
         return True
     prefix = wildcard_prefix(pattern)
@@ -113,7 +113,7 @@ def matches(pattern: str, event: str) -> bool:
 def is_known_event(name: str) -> bool:
     """Whether ``name`` is worth subscribing to without a warning.
 
-    Known: every event of Table GW-T1, any ``command:<name>`` (plugins add commands),
+    Known: every event of :data:`GATEWAY_EVENTS`, any ``command:<name>`` (plugins add commands),
     and the wildcard of every event family.
     """
     if name in GATEWAY_EVENTS:
@@ -138,12 +138,12 @@ def meant_a_command(name: str) -> bool:
 
 
 def suggest_event(name: str) -> str:
-    """The D-03 tail: ``did you mean 'x'?`` (similarity >= 0.6), else ``(valid: ...)``."""
+    """The did-you-mean tail: ``did you mean 'x'?`` (similarity >= 0.6), else ``(valid: ...)``."""
     return suggest_hook(name, _SUGGESTIONS)
 
 
 def context_keys(event: str) -> tuple[str, ...]:
-    """The context keys Table GW-T1 promises for ``event`` (empty for unknown events)."""
+    """The context keys :data:`GATEWAY_EVENTS` promises for ``event`` (empty for unknown events)."""
     keys = GATEWAY_EVENTS.get(event)
     if keys is not None:
         return keys

@@ -1,4 +1,4 @@
-"""Reading one gateway hook's ``HOOK.yaml`` by the rules of D-03.
+"""Reading one gateway hook's ``HOOK.yaml`` and checking it.
 
 Only ``events`` is required: a non-empty list of event names.  ``name`` defaults to the
 directory name (it need not match), ``description`` is free text,
@@ -46,7 +46,7 @@ _EVENTS_FIX = "write events as a YAML list of event names, e.g. events: [agent:s
 class Problem:
     """One thing wrong (or worth knowing) about a hook directory.
 
-    ``message`` is the log line (the D-03 text where one applies); ``key`` names the
+    ``message`` is the log line (the byte-exact text where one is fixed); ``key`` names the
     manifest key at fault, if any; ``fix`` says what to change.
     """
 

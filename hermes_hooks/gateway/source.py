@@ -2,7 +2,7 @@
 
 Discovery scans the hooks directory in ascending directory
 name order.  A subdirectory holding ``HOOK.yaml`` and ``handler.py`` is read by the
-D-03 rules (:mod:`hermes_hooks.gateway.manifest`); an enabled one has its handler
+manifest rules (:mod:`hermes_hooks.gateway.manifest`); an enabled one has its handler
 imported as module ``hermes_hook_<directory name>``, which must define
 ``handle(event_type, context)`` (sync or async).  Every problem is logged once to the
 ``gateway.hooks`` logger with the hook's name and path, recorded for ``list`` and

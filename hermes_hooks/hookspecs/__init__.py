@@ -90,7 +90,7 @@ def _build_catalogue() -> dict[str, Contract]:
 
 #: Hook name -> contract, in catalogue order.
 CATALOGUE: dict[str, Contract] = _build_catalogue()
-#: Exactly the 37 hooks of Table CAT-T1.
+#: Exactly the 37 hooks of the catalogue.
 VALID_HOOKS: frozenset[str] = frozenset(CATALOGUE)
 #: Hooks whose registered callbacks switch provider calls to streaming.
 STREAMING_HOOKS: tuple[str, ...] = tuple(n for n, c in CATALOGUE.items() if c.streaming)

@@ -28,8 +28,8 @@ __all__ = ["GatewayBridge", "GatewayView", "MessageEvent", "MessageSource", "Tra
 
 log = get_logger("hermes_hooks.host")
 
-#: How long one emission may take before the host gives up waiting (D-01 says
-#: ``emit`` only enqueues; the awaited ``command:`` scan is bounded per handler).
+#: How long one emission may take before the host gives up waiting (``emit``
+#: only enqueues; the awaited ``command:`` scan is bounded per handler).
 EMIT_WAIT = 60.0
 
 

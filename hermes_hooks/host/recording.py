@@ -68,7 +68,7 @@ _COMMAND = re.compile(r"^/([A-Za-z][A-Za-z0-9_-]*)(?:\s+(.*))?$", re.DOTALL)
 def slash_command(text: str) -> tuple[str, str] | None:
     """``(name, args)`` when ``text`` is a slash command (``/model gpt-5``), else None.
 
-    The name is lower-cased (D-06: the canonical form carries no ``/``); the arguments
+    The name is lower-cased (the canonical form, without the ``/``); the arguments
     are the rest of the text, trimmed.
     """
     match = _COMMAND.match(text.strip())

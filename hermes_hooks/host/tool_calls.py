@@ -1,6 +1,6 @@
 """The reference host's tool-call phase: ``pre_tool_call`` → the tool (or the block
 result) → ``transform_terminal_output`` → ``post_tool_call`` → ``transform_tool_result``,
-with the approval policy of D-22, then ``agent:step``.
+with the approval gate a plugin's approve asks for, then ``agent:step``.
 
 A mixin of :class:`~hermes_hooks.host.loop.ReferenceHost`, split out so each module has
 one job; :class:`HostParts` names what it uses of the host.

@@ -1,4 +1,4 @@
-"""Plugin system-prompt sections (PS-01..PS-12).
+"""Plugin system-prompt sections.
 
 A plugin registers a bounded section with
 ``ctx.register_system_prompt_section(id, content, position="after_memory",
@@ -7,7 +7,7 @@ map.  The host asks :meth:`PromptSections.render` once per new session and place
 text after the memory/profile context and before the session metadata.  The bytes are
 frozen per session: a later call for the same session returns them unchanged, and
 :func:`recover` finds them again in a persisted system prompt after a restart, so
-plugin state is never read twice for one session (PS-08).
+plugin state is never read twice for one session.
 
 Rendered form, byte-exact::
 
@@ -54,7 +54,7 @@ _MARKER_PREFIX = "<!-- hermes-plugin-section"
 # Compiled on first use by ``re``'s own cache: a load whose plugins register no
 # section never pays for the compile.
 _ID = r"^[a-z0-9][a-z0-9._-]{0,127}$"
-#: PS-06: the keys of the read-only map a callable receives.
+#: The keys of the read-only map a callable receives.
 SESSION_KEYS = ("session_id", "model", "provider", "platform", "profile_name", "cwd")
 
 Content = str | Callable[[Mapping[str, Any]], Any]
@@ -88,7 +88,8 @@ class PromptSections:
         position: str = "after_memory",
         max_chars: int = MAX_SECTION_CHARS,
     ) -> None:
-        """Add a section; raise as D-57..D-59 say on a bad id, content, position or cap."""
+        """Add a section; ``TypeError`` on bad content, ``ValueError`` on a bad or taken id,
+        a position other than ``after_memory`` or a cap outside 1..4000."""
         if not isinstance(section_id, str) or not re.match(_ID, section_id):
             raise ValueError(
                 f"System prompt section id {section_id!r} is invalid: use 1 to 128 "
@@ -140,7 +141,7 @@ class PromptSections:
     def render(self, session: Mapping[str, Any]) -> str:
         """The sections block for a session; ``""`` when no section is accepted.
 
-        Computed once per ``session_id`` and frozen (PS-07, PS-08).
+        Computed once per ``session_id`` and frozen.
         """
         session_id = str(session.get("session_id") or "")
         with self._lock:
@@ -155,7 +156,7 @@ class PromptSections:
 
     def restore(self, session_id: str, system_prompt: str) -> str:
         """Freeze ``session_id`` to the block found in its persisted system prompt, so a
-        resumed session never re-reads plugin state (PS-08); returns that block."""
+        resumed session never re-reads plugin state; returns that block."""
         text = recover(system_prompt)
         with self._lock:
             self._frozen[session_id] = text
@@ -243,7 +244,7 @@ def _content(section: Section, info: Mapping[str, Any]) -> str | None:
 
 
 def recover(system_prompt: str) -> str:
-    """The sections block inside a rendered system prompt, or ``""`` if none (PS-08)."""
+    """The sections block inside a rendered system prompt, or ``""`` if none."""
     start = system_prompt.find(START)
     if start < 0:
         return ""

@@ -1,6 +1,6 @@
 """Python plugins: entry points and plugin directories, registered in plugin order.
 
-Sources, all in one plugin order (D-18, code-point order of the keys):
+Sources, all in one plugin order (ascending code-point order of the plugin keys):
 
 * entry-point group ``hermes_hooks``: a module (or object) with
   ``@hermes_hooks.hookimpl`` functions, registered with pluggy as it is;

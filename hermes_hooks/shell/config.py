@@ -1,6 +1,6 @@
 """The ``hooks:`` block of ``config.yaml``, parsed once at load into :class:`ShellEntry` s.
 
-Every rule of SH-04..SH-11 and D-64..D-68 lives here:
+Every rule of the block lives here:
 
 * reserved keys (``outbound``, ``output_spill``) are skipped silently;
 * unknown events warn with a did-you-mean; Python-only events are refused
@@ -138,7 +138,7 @@ def expand_argv(argv: list[str]) -> tuple[str, ...]:
 
 
 def script_index(parts: list[str]) -> int | None:
-    """Which of a command's arguments names its script, per D-73; None for none.
+    """Which of a command's arguments names its script; None for none.
 
     The first argument with a script extension, else the first containing ``/`` or
     starting with ``~``, else the first.  A shell given inline code (``sh -c '...'``)
@@ -155,7 +155,7 @@ def script_index(parts: list[str]) -> int | None:
 
 
 def script_for_command(command: str) -> Path | None:
-    """The script a command runs, per D-73 (:func:`script_index`, ``~`` expanded), or
+    """The script a command runs (:func:`script_index`, ``~`` expanded), or
     None when the command cannot be split or runs inline code.
 
     A bare program name is looked up on ``PATH`` the way the spawn does.  The path need
@@ -291,7 +291,7 @@ class _Reader:
         log.log(level, "%s: %s: %s", self.source, problem.where, message)
 
     def warn_exact(self, event: str, message: str, *, gate: bool = False) -> None:
-        # D-65's texts are byte-exact, so nothing is prefixed to them; ``gate``: what is
+        # The unknown-event texts are byte-exact, so nothing is prefixed to them; ``gate``: what is
         # skipped was most likely meant as a gate, so it is an ERROR (see warn()).
         self.result.problems.append(ConfigProblem(event, None, message, weakens_gate=gate))
         level = logging.ERROR if gate and self.level == logging.WARNING else self.level

@@ -85,7 +85,7 @@ __all__ = [
 
 log = get_logger("hermes_hooks.consent")
 
-#: D-72, byte-exact: logged once per unapproved hook that is skipped.
+#: Byte-exact: logged once per unapproved hook that is skipped.
 NOT_ALLOWLISTED_WARNING = (
     "shell hook for %s (%s) not allowlisted — skipped. Use --accept-hooks / "
     "HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."

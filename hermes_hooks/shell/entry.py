@@ -86,8 +86,9 @@ class ShellEntry:
 
     @property
     def key(self) -> tuple[str, str | None, str, str]:
-        """The D-08 identity within one home: (event, matcher, command, dialect), the
-        dialect naming the entry's variant when it has one (``claude-code:PreToolUse``)."""
+        """The registration identity within one home (an entry registers once):
+        (event, matcher, command, dialect), the dialect naming the entry's variant when it
+        has one (``claude-code:PreToolUse``)."""
         flavour = self.dialect if self.variant is None else f"{self.dialect}:{self.variant}"
         return (self.event, self.matcher, self.command, flavour)
 
@@ -110,7 +111,7 @@ class ShellEntry:
 
     def matches(self, tool_name: Any) -> bool:
         """Whether the entry's matcher accepts our tool ``tool_name``, by its
-        dialect's rules (the Hermes dialect's: D-66)."""
+        dialect's rules (the Hermes dialect's: a regex matching the whole name)."""
         from hermes_hooks.shell.dialect import dialect_of
 
         return dialect_of(self).matches(self, tool_name)

@@ -2,7 +2,7 @@
 
 * **Entry**: ``matcher`` is a regular expression that must match the whole tool name,
   honoured on ``pre_tool_call`` and ``post_tool_call`` only.
-* **Stdin**: the SH-13 envelope (``hook_event_name``, ``tool_name``, ``tool_input``,
+* **Stdin**: the JSON envelope (``hook_event_name``, ``tool_name``, ``tool_input``,
   ``session_id``, ``cwd``, ``extra``); the environment is the agent's.
 * **Output**: one JSON object on stdout, read into the canonical directives of
   ``_select``:
@@ -15,7 +15,7 @@
     ``hookSpecificOutput.additionalContext``, the UserPromptSubmit field);
   * ``pre_verify``: ``{"action": "continue", "message"}``, Claude Code's
     ``{"decision": "block", "reason"}`` included;
-  * every other event: ``None`` (D-74: shell output is only honoured for SH-29).
+  * every other event: ``None`` (shell output is honoured only for the directives above).
 
   Exit code 2 blocks a ``pre_tool_call``; any other non-zero exit is a failure,
   though a block the hook printed still counts.
@@ -376,7 +376,7 @@ class HermesDialect:
     def run(
         self, entry: ShellEntry, payload: dict[str, Any], execute: Execute = run_command
     ) -> Outcome:
-        """One run of the command on the SH-13 envelope (the agent's own environment),
+        """One run of the command on the JSON envelope (the agent's own environment),
         interpreted."""
         stdin = dumps(build_envelope(entry.event, payload))
         return interpret(entry, execute(entry.argv, stdin, entry.timeout, env=None), payload)

@@ -50,7 +50,7 @@ log = get_logger("hermes_hooks.shell")
 BLOCK_EXIT_CODE = 2
 #: How much of stderr becomes a block message (and shows in a warning).
 STDERR_MESSAGE_LIMIT = 400
-#: SH-17 (3) / D-20: the message of a block that carries none.
+#: The message of a block that carries none (no message on stdout, nothing on stderr).
 DEFAULT_BLOCK_MESSAGE = "Blocked by shell hook."
 
 #: A canonical directive: ``{"action": "block", "message": ...}``, ``{"context": ...}``...
@@ -189,8 +189,8 @@ class Reading:
         return stderr_text(self.result)[:STDERR_MESSAGE_LIMIT].strip() or None
 
     def outcome(self, directive: Directive | None) -> Outcome:
-        """The finished :class:`Outcome`, with the fail-closed rule applied (D-70:
-        only a clean answer lets a fail-closed call through; a block it gave wins)."""
+        """The finished :class:`Outcome`, with the fail-closed rule applied: only a clean
+        answer lets a fail-closed call through, and a block it gave wins."""
         entry = self.entry
         if (
             self.failure is not None

@@ -9,7 +9,7 @@ The resolution follows what the spawn does, without touching the files:
 
 * the program (the first argument, ``~`` expanded): a path containing ``/`` is joined
   to the base folder when relative; a bare name is looked up on ``PATH``;
-* the script (the argument the D-73 rule picks, :func:`~.config.script_index`): joined
+* the script (the argument the script rule picks, :func:`~.config.script_index`): joined
   to the base folder when relative; the program itself when the rule picks the first
   argument; none for inline code (``sh -c '...'``).
 

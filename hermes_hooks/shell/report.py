@@ -1,7 +1,7 @@
 """Shell hooks in ``hermes-hooks list`` and ``doctor``, as the shell source reports them.
 
-:func:`section` renders the list section (CLI-01: matcher, timeout, consent state,
-drift warnings); :func:`check` yields the doctor findings of CLI-06 / D-85: execute
+:func:`section` renders the list section (matcher, timeout, consent state,
+drift warnings); :func:`check` yields the doctor findings: execute
 bit, allowlist status, mtime and content drift, and a JSON smoke test on the synthetic
 payload with the elapsed time.  Neither writes the allowlist.  The helpers
 (:func:`approve_hint`, :func:`describe_entry`, :func:`drift_lines`, ...) are shared
@@ -104,7 +104,7 @@ def drift_lines(
         where = found.current.path or approval.command
         lines.append(("warn", f"script not found: {where}"))
     elif not found.mtime_recorded:
-        lines.append(("info", NO_MTIME_NOTE))  # D-73 keeps its own mark, byte-exact
+        lines.append(("info", NO_MTIME_NOTE))  # the note keeps its own mark, byte-exact
     elif found.moved_from is not None and found.content_changed is False:
         lines.append(
             (
@@ -149,7 +149,7 @@ def drift_lines(
 
 
 def _mark(level: str, text: str) -> str:
-    """``text`` with its level's mark in front (the D-73 note carries its own)."""
+    """``text`` with its level's mark in front (the no-mtime note carries its own)."""
     if text == NO_MTIME_NOTE:
         return text
     return f"{_LEVEL_MARKS[level]} {text}"

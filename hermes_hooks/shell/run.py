@@ -1,6 +1,7 @@
 """Run one shell hook: spawn, feed stdin, capture stdout/stderr, bound it in time.
 
-The rules (SH-12, D-15, design.md "Performance"):
+The rules (one process per matching entry, bounded only by the hook's own ``timeout``,
+and cheap next to the spawn itself):
 
 * no shell: ``argv`` goes straight to ``execve``;
 * the hook leads its own session and process group, so at the timeout the whole group

@@ -2,7 +2,7 @@
 
 ``load(context)`` reads the block (:mod:`.config`), applies consent to each
 ``(event, command)`` pair (:mod:`.consent`: the allowlist, the three bypasses, the TTY
-prompt, the D-72 warning) and registers every approved entry on the manager in the
+prompt, the not-allowlisted warning) and registers every approved entry on the manager in the
 SHELL group, ranked by its index in ``hooks.<event>``, so shell hooks run after Python
 plugins and in list order.  Loading twice into the same manager registers
 nothing twice.

@@ -107,7 +107,8 @@ class Outcome:
         return self.kind == "ok"
 
     def retryable(self, durable: bool) -> bool:
-        """D-80 for ordinary targets; durable ones also retry 408 and 429."""
+        """Worth a retry: 5xx, a timeout or a connection error; durable targets also retry
+        408 and 429."""
         if self.kind in ("server_error", "timeout", "connection"):
             return True
         return durable and self.kind == "throttled"
@@ -394,7 +395,7 @@ class _LaneBase:
         return outcome
 
     def _send_memory(self, client: httpx.Client, delivery: Delivery) -> None:
-        """D-80 for one in-memory delivery: at most two attempts, identical bytes."""
+        """One in-memory delivery: at most two attempts (one retry), identical bytes."""
         try:
             attempts = 0
             delay = self.target.schedule[0] if not self.durable else 1.0
@@ -458,7 +459,7 @@ class _LaneBase:
 
 
 class Lane(_LaneBase):
-    """An ordinary lane: in-memory queue of 256, D-80 retries, best effort."""
+    """An ordinary lane: in-memory queue of 256, one retry, best effort."""
 
     def __init__(self, target: Target, warnings: WarnOnce | None = None) -> None:
         super().__init__(target, QUEUE_CAPACITY, warnings)

@@ -1,4 +1,4 @@
-"""Verifying Hermes deliveries on the receiving side (OUT-09, OUT-10, EX-38).
+"""Verifying Hermes deliveries on the receiving side: signature, timestamp, repeats.
 
 ::
 

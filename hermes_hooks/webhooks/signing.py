@@ -2,9 +2,9 @@
 
 Two schemes, both HMAC-SHA256 over bytes that never change after serialisation:
 
-* **GitHub style** (OUT-08, OUT-09, always sent when a secret is configured):
+* **GitHub style** (always sent when a secret is configured):
   ``X-Hermes-Signature-256: sha256=<hex HMAC of the raw body>``, keyed with the secret
-  string's UTF-8 bytes, exactly what the EX-38 receiver recomputes.
+  string's UTF-8 bytes, exactly what a receiver recomputes.
 * **Standard Webhooks** (opt-in per target, ``signature: standard``): the signed
   content is ``{webhook-id}.{webhook-timestamp}.{body}``, the key is the base64 text
   after the ``whsec_`` prefix, and ``webhook-signature`` carries ``v1,<base64>`` once
@@ -31,7 +31,7 @@ __all__ = [
     "standard_signatures",
 ]
 
-#: The GitHub-style signature header of OUT-08.
+#: The GitHub-style signature header (only sent when a secret is configured).
 GITHUB_HEADER = "X-Hermes-Signature-256"
 #: How Standard Webhooks secrets are written (``whsec_`` + base64 of the key bytes).
 STANDARD_PREFIX = "whsec_"

@@ -2,14 +2,14 @@
 POSTs on per-target delivery lanes.
 
 Each target registers one callback per event it subscribes, in the WEBHOOK group and
-ranked by its position in ``hooks.outbound`` (D-19: after Python plugins and shell
-hooks).  The callback runs on the agent's thread and does only what cannot be
-deferred: the matcher check (before any serialisation), the envelope, the delivery id
+ranked by its position in ``hooks.outbound`` (so webhooks fire after Python plugins
+and shell hooks).  The callback runs on the agent's thread and does only what cannot
+be deferred: the matcher check (before any serialisation), the envelope, the delivery id
 and timestamp, the JSON body, the signature, and a hand-off to the target's lane.  It
 returns None and never blocks on the network: a slow or dead endpoint delays only its
 own lane (:mod:`hermes_hooks.webhooks.delivery`).
 
-Registration is idempotent per D-08 key (home, event, url, name, matcher, secret
+Registration is idempotent per key (home, event, url, name, matcher, secret
 source): an identical entry is ignored with a warning, while two different targets
 sharing a url both deliver.  No consent is asked.
 """

@@ -82,7 +82,7 @@ _KNOWN_KEYS = frozenset(
 
 @dataclass(frozen=True)
 class Matcher:
-    """A compiled D-66 matcher: the whole tool name must match; an invalid regular
+    """A compiled matcher: the whole tool name must match; an invalid regular
     expression falls back to literal equality; a missing tool name never matches.  The
     expression runs in bounded time (:class:`~hermes_hooks.user_regex.UserRegex`): a name
     it cannot finish on is not delivered (a webhook cannot block, and what a filter may
@@ -171,11 +171,11 @@ class Target:
         return len(self.schedule) + 1
 
     def matcher_for(self, event: str) -> Matcher | None:
-        """The matcher that filters ``event`` (D-77: only tool-scoped events)."""
+        """The matcher that filters ``event`` (None unless the event is tool-scoped)."""
         return self.matcher if CATALOGUE[event].matcher else None
 
     def key(self, home: str, event: str) -> tuple[str, ...]:
-        """The D-08 identity of this target's callback for ``event``."""
+        """The registration identity of this target's callback for ``event``."""
         return (
             home,
             event,
@@ -333,7 +333,8 @@ def _matcher(value: Any, events: tuple[str, ...], label: str) -> Matcher | None:
 def _secret(
     entry: Mapping[str, Any], label: str, environ: Mapping[str, str]
 ) -> tuple[str | None, str | None, str]:
-    """(secret text or None, secret_env name or None, secret source) per D-76."""
+    """(secret text or None, secret_env name or None, secret source); a non-blank
+    ``secret_env`` wins over ``secret``."""
     env_name = entry.get("secret_env")
     if env_name is not None and not isinstance(env_name, str):
         raise _Skip("'secret_env' must be the name of an environment variable")

@@ -1,5 +1,4 @@
-"""The wire format of one outbound delivery: body metadata and headers (OUT-07, OUT-08,
-D-78).
+"""The wire format of one outbound delivery: body metadata and headers.
 
 The body is the shared envelope (``hermes_hooks.envelope``) plus ``delivery_id`` and
 ``timestamp``, in that key order.  The headers, in this order::
