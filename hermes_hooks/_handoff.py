@@ -19,6 +19,9 @@ to a fresh worker.
 The decision records of callbacks settled on the worker are held and emitted on the
 firing's own thread before it returns (:data:`HELD_RECORDS`), as an unbounded firing
 emits them, so subscribers such as the replay timeline see no difference.
+
+The hand-off sees the dispatcher only through :class:`Settler`, the few things it needs
+of it, so this module does not import the dispatcher (which imports it).
 """
 
 from __future__ import annotations
@@ -28,18 +31,53 @@ import queue
 import threading
 import time
 import types
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_hooks._isolation import escapes
 from hermes_hooks._workers import Busy, TimedOut, drive
 
 if TYPE_CHECKING:
     from hermes_hooks._callback import Callback
-    from hermes_hooks._dispatch import Dispatcher, _Cursor, _Plan
+    from hermes_hooks._plan import Cursor
     from hermes_hooks._select import Aggregator
+    from hermes_hooks._workers import BoundedRunner
     from hermes_hooks.types import DecisionRecord
 
-__all__ = ["HELD_RECORDS", "run_bounded"]
+__all__ = ["HELD_RECORDS", "Settler", "run_bounded"]
+
+
+class Settler(Protocol):
+    """What a bounded hand-off needs of the dispatcher whose firing it runs."""
+
+    #: ``hook_callback_timeout`` in seconds (above 0 here).
+    timeout: float
+    #: The workers firings borrow, one per firing at a time.
+    pool: BoundedRunner
+    #: Binds work run off the firing's thread to the firing's context (or None).
+    carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None
+
+    @property
+    def listeners(self) -> object:
+        """Truthy when someone subscribes to decision records."""
+
+    def runner(self, callback: Callback) -> BoundedRunner:
+        """``callback``'s own runner: its timeout window and abandoned workers."""
+
+    def finish(
+        self,
+        aggregator: Aggregator,
+        callback: Callback,
+        ok: bool,
+        value: Any,
+        started: float,
+        results: list[Any] | None,
+    ) -> None:
+        """Settle one callback's outcome (a failure, nothing, or a result)."""
+
+    def emit_held(self, records: list[DecisionRecord]) -> None:
+        """Emit, on the firing's thread, the records the worker held for it."""
+
 
 #: Decision records settled on a firing's worker wait here (``records``, per thread) for
 #: the firing's own thread, so that subscribers see every record on the thread that
@@ -67,12 +105,11 @@ class _Progress:
 
 
 def run_bounded(
-    dispatcher: Dispatcher,
-    plan: _Plan,
+    dispatcher: Settler,
     aggregator: Aggregator,
     callbacks: tuple[Callback, ...],
     results: list[Any] | None,
-    cursor: _Cursor,
+    cursor: Cursor,
 ) -> None:
     """Run ``callbacks`` (all bounded) on one worker, each within the dispatcher's
     timeout; a timed-out one is settled as such and the rest move to a fresh worker."""
@@ -82,7 +119,7 @@ def run_bounded(
     held: list[DecisionRecord] = []  # records the worker settles, emitted here
     while pending:
         progress = _Progress()
-        job = _job(dispatcher, plan, aggregator, pending, results, cursor, progress, held)
+        job = _job(dispatcher, aggregator, pending, results, cursor, progress, held)
         try:
             worker = pool.lend(timeout)
         except Busy as exc:  # no thread freed up in time: this callback never ran
@@ -134,12 +171,11 @@ def _wait(
 
 
 def _job(
-    dispatcher: Dispatcher,
-    plan: _Plan,
+    dispatcher: Settler,
     aggregator: Aggregator,
     callbacks: tuple[Callback, ...],
     results: list[Any] | None,
-    cursor: _Cursor,
+    cursor: Cursor,
     progress: _Progress,
     held: list[DecisionRecord],
 ) -> Any:
@@ -147,7 +183,7 @@ def _job(
     settled unless the caller has given up on it meanwhile."""
     timeout = dispatcher.timeout
     listening = bool(dispatcher.listeners)
-    one_per_call = plan.one_per_call
+    one_per_call = cursor.plan.one_per_call
     lock = progress.lock
     monotonic, perf_counter = time.monotonic, time.perf_counter
 
@@ -172,7 +208,7 @@ def _job(
             runner = callback.runner or dispatcher.runner(callback)
             try:
                 # Inside the isolation: args an earlier modify returned may not copy.
-                kwargs = dispatcher.kwargs_for(plan, aggregator, cursor, callback)
+                kwargs = cursor.kwargs(callback, aggregator.current)
                 tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
                 if type(tool_call_id) is not str:
                     tool_call_id = None

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from hermes_hooks._dispatch import clone_payload_value
 from hermes_hooks._isolation import Fault, Listeners, escapes, fault_of, warn_fault
 from hermes_hooks._log import WarnOnce, get_logger
+from hermes_hooks._plan import clone_payload_value
 from hermes_hooks._workers import BoundedRunner, Hung
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix

@@ -213,6 +213,7 @@ class ShellSource:
         ``list`` and ``doctor`` only say so (they fire nothing, and report it)."""
         from hermes_hooks.shell.consent import approve_hint, is_inspecting
         from hermes_hooks.shell.hook import UnapprovedGate
+        from hermes_hooks.shell.output import SHELL_CALLBACKS
 
         note = "fail_closed: every call it matches is blocked until it is approved"
         if is_inspecting():
@@ -225,7 +226,7 @@ class ShellSource:
                 group=Group.SHELL,
                 rank=entry.rank,
                 name=f"shell {entry.where} {entry.command} (not allowlisted)",
-                source="shell",
+                policy=SHELL_CALLBACKS,
             )
         except PluginLoadError as exc:
             log.warning("%s", exc)
@@ -349,6 +350,7 @@ class ShellSource:
     def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:
         from hermes_hooks.shell import consent
         from hermes_hooks.shell.hook import ShellHook, ShellRecord
+        from hermes_hooks.shell.output import SHELL_CALLBACKS
 
         key = (str(self.home), *entry.key)
         if key in held:
@@ -364,7 +366,7 @@ class ShellSource:
                 group=Group.SHELL,
                 rank=entry.rank,
                 name=f"shell {entry.where} {entry.command}",
-                source="shell",
+                policy=SHELL_CALLBACKS,
             )
         except PluginLoadError as exc:
             log.warning("%s", exc)

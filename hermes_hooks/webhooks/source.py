@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import Answers, CallbackPolicy, Group
 from hermes_hooks._log import get_logger
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
@@ -48,6 +48,9 @@ __all__ = [
 log = get_logger("hermes_hooks.outbound")
 
 _KEY_ATTRIBUTE = "_hermes_outbound_key"
+#: How the dispatcher runs a target's callback: it only enqueues the delivery, so it
+#: needs no worker and its return value is never an answer.
+_CALLBACKS = CallbackPolicy("webhook", runs_bounded=False, answers=Answers.NEVER)
 
 
 @dataclass
@@ -251,7 +254,7 @@ class OutboundSource:
                         owner=owner,
                         group=Group.WEBHOOK,
                         rank=target.index,
-                        source="webhook",
+                        policy=_CALLBACKS,
                         name=f"outbound:{target.label}:{event}",
                     )
                 except PluginLoadError as exc:
