@@ -396,7 +396,7 @@ class Dispatcher:
             duration=time.perf_counter() - started,
             extra=extra,
         )
-        held = getattr(HELD_RECORDS, "records", None)
+        held = HELD_RECORDS.records
         if held is not None:  # settled on a firing's worker: its caller emits them
             held.append(record)
         else:

@@ -14,7 +14,9 @@ callback that is running, which the worker publishes in a :class:`_Progress` as 
 starts each one; the caller looks only when its wait expires, so a firing that keeps
 to its limits costs the caller one wake-up.  At a timeout the worker is abandoned in
 the callback it is stuck in (it settles nothing more) and the callbacks after it move
-to a fresh worker.
+to a fresh worker.  Who settles a callback, the worker with its result or the caller
+with a timeout, is decided by one atomic claim on its index: the worker takes no lock
+per callback.
 
 The decision records of callbacks settled on the worker are held and emitted on the
 firing's own thread before it returns (:data:`HELD_RECORDS`), as an unbounded firing
@@ -26,7 +28,6 @@ of it, so this module does not import the dispatcher (which imports it).
 
 from __future__ import annotations
 
-import functools
 import queue
 import threading
 import time
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_hooks._isolation import escapes
+from hermes_hooks._plan import callback_kwargs, prepare
 from hermes_hooks._workers import Busy, TimedOut, drive
 
 if TYPE_CHECKING:
@@ -82,7 +84,13 @@ class Settler(Protocol):
 #: Decision records settled on a firing's worker wait here (``records``, per thread) for
 #: the firing's own thread, so that subscribers see every record on the thread that
 #: fired, as with an unbounded firing (the replay timeline files them by thread).
-HELD_RECORDS = threading.local()
+class _Held(threading.local):
+    """Per thread: the list a worker holds its firing's records in (None: emit them)."""
+
+    records: list[DecisionRecord] | None = None  # a class default: no AttributeError
+
+
+HELD_RECORDS = _Held()
 
 # While the worker is between callbacks (settling a result: our own code and the
 # decision-record listeners) the caller checks back this often.
@@ -91,17 +99,24 @@ _COROUTINE = types.CoroutineType
 
 
 class _Progress:
-    """Which callback the worker is running, and since when (shared with the caller)."""
+    """Which callback the worker is running, and since when (shared with the caller).
 
-    __slots__ = ("abandoned", "deadline", "index", "lock", "running", "started")
+    The worker writes ``deadline`` before ``index``, so a caller that reads ``index``
+    first never pairs it with an earlier callback's deadline.  ``claims`` maps each
+    callback's index to who settles it (:data:`_WORKER` or :data:`_CALLER`):
+    ``dict.setdefault`` is atomic, so exactly one of them does.
+    """
+
+    __slots__ = ("claims", "deadline", "index", "started")
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
         self.index = -1
         self.deadline = 0.0  # monotonic: when the running callback times out
         self.started = 0.0  # perf_counter: when it started, for its decision record
-        self.running = False  # in a callback (not in our own code between two)
-        self.abandoned = False  # the caller gave up: settle nothing more
+        self.claims: dict[int, bool] = {}
+
+
+_WORKER, _CALLER = True, False
 
 
 def run_bounded(
@@ -127,9 +142,15 @@ def run_bounded(
             pending = pending[1:]
             continue
         outbox = worker.outbox
-        worker.inbox.put((job, (), {}, functools.partial(_deliver, outbox)))
-        stuck, (ok, value) = _wait(progress, outbox, timeout)
-        dispatcher.emit_held(held)  # the worker settles nothing more now
+        worker.inbox.put((job, (), None, None))  # no deliver: the outcome goes to outbox
+        try:
+            # Straight to the wait: the worker needs the interpreter this thread holds.
+            ok, value = outbox.get(timeout=timeout)
+            stuck = None
+        except queue.Empty:  # the first deadline is at least this far: look now
+            stuck, (ok, value) = _wait(progress, outbox)
+        if held:
+            dispatcher.emit_held(held)  # the worker settles nothing more now
         if stuck is None:
             pool.give_back(worker)
             if not ok:  # KeyboardInterrupt and the like reach the host, as unbounded
@@ -145,29 +166,25 @@ def run_bounded(
 _NOTHING = (False, None)
 
 
-def _deliver(outbox: queue.SimpleQueue[tuple[bool, Any]], ok: bool, value: Any) -> None:
-    outbox.put((ok, value))
-
-
 def _wait(
-    progress: _Progress, outbox: queue.SimpleQueue[tuple[bool, Any]], timeout: float
+    progress: _Progress, outbox: queue.SimpleQueue[tuple[bool, Any]]
 ) -> tuple[int | None, tuple[bool, Any]]:
-    """Wait for the job: (None, its outcome) when it finished, else (the index of the
-    callback that ran past its deadline, nothing); the worker is then abandoned."""
-    wait = timeout  # the first deadline is at least this far: no need to look sooner
+    """Go on waiting for the job, whose first wait ran out: (None, its outcome) when it
+    finished, else (the index of the callback that ran past its deadline, nothing); the
+    worker is then abandoned."""
     while True:
+        index = progress.index  # before the deadline: see _Progress
+        wait = progress.deadline - time.monotonic()
+        if index < 0 or wait > 0:
+            wait = max(wait, _BETWEEN)  # not started, or still within its limit
+        elif progress.claims.setdefault(index, _CALLER) is _CALLER:
+            return index, _NOTHING
+        else:
+            wait = _BETWEEN  # it returned just now; the worker is settling it
         try:
             return None, outbox.get(timeout=wait)
         except queue.Empty:
             pass
-        with progress.lock:
-            if not progress.running:
-                wait = _BETWEEN
-                continue
-            wait = progress.deadline - time.monotonic()
-            if wait <= 0:
-                progress.abandoned = True
-                return progress.index, _NOTHING
 
 
 def _job(
@@ -180,58 +197,55 @@ def _job(
     held: list[DecisionRecord],
 ) -> Any:
     """The worker's side: each callback in order, admitted by its runner, its result
-    settled unless the caller has given up on it meanwhile."""
+    settled unless the caller has claimed it (timed out) meanwhile."""
     timeout = dispatcher.timeout
     listening = bool(dispatcher.listeners)
     one_per_call = cursor.plan.one_per_call
-    lock = progress.lock
+    claim = progress.claims.setdefault
     monotonic, perf_counter = time.monotonic, time.perf_counter
 
     # Written out (locals, few calls): this is the hot path of every bounded firing.
     def work() -> None:
         HELD_RECORDS.records = held
         try:
-            run()
+            index = 0
+            for callback in callbacks:
+                progress.deadline = monotonic() + timeout
+                progress.index = index  # after the deadline: see _Progress
+                if listening:
+                    progress.started = perf_counter()
+                runner = callback.runner or dispatcher.runner(callback)
+                try:
+                    # Inside the isolation: args an earlier modify returned may not copy.
+                    base = aggregator.current
+                    if base is not cursor.current:  # the first, or args a modify changed
+                        cursor.current = base
+                        cursor.copies = prepare(base, cursor.plan)
+                    kwargs = callback_kwargs(callback, base, cursor.copies)
+                    tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
+                    if type(tool_call_id) is not str:
+                        tool_call_id = None
+                    marked = runner.admit(tool_call_id)
+                    try:
+                        value = callback.function(**kwargs)
+                        if value is not None and type(value) is _COROUTINE:
+                            value = drive(value)
+                    finally:
+                        if marked:
+                            runner.finish(tool_call_id)
+                    ok = True
+                except BaseException as exc:  # a plugin's SystemExit never ends the host
+                    if escapes(exc):
+                        raise
+                    ok, value = False, exc
+                if claim(index, _WORKER) is not _WORKER:
+                    return  # timed out: the caller settled it; the rest run elsewhere
+                index += 1
+                if ok and value is None and not listening:
+                    continue  # nothing to settle
+                dispatcher.finish(aggregator, callback, ok, value, progress.started, results)
         finally:
             HELD_RECORDS.records = None
-
-    def run() -> None:
-        for index, callback in enumerate(callbacks):
-            with lock:
-                if progress.abandoned:
-                    return
-                progress.index = index
-                progress.deadline = monotonic() + timeout
-                progress.running = True
-            if listening:
-                progress.started = perf_counter()
-            runner = callback.runner or dispatcher.runner(callback)
-            try:
-                # Inside the isolation: args an earlier modify returned may not copy.
-                kwargs = cursor.kwargs(callback, aggregator.current)
-                tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
-                if type(tool_call_id) is not str:
-                    tool_call_id = None
-                runner.admit(tool_call_id)
-                try:
-                    value = callback.function(**kwargs)
-                    if value is not None and type(value) is _COROUTINE:
-                        value = drive(value)
-                finally:
-                    if tool_call_id is not None:
-                        runner.finish(tool_call_id)
-                ok = True
-            except BaseException as exc:  # a plugin's SystemExit never ends the host
-                if escapes(exc):
-                    raise
-                ok, value = False, exc
-            with lock:
-                if progress.abandoned:
-                    return  # timed out: the caller settled it; the rest run elsewhere
-                progress.running = False
-            if ok and value is None and not listening:
-                continue  # nothing to settle
-            dispatcher.finish(aggregator, callback, ok, value, progress.started, results)
 
     # Telemetry binds the whole run to the firing's context, as it would each call.
     return work if dispatcher.carry is None else dispatcher.carry(work)
