@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_hooks._isolation import escapes
 from hermes_hooks._plan import callback_kwargs, prepare
-from hermes_hooks._workers import Busy, TimedOut, drive
+from hermes_hooks._workers import Busy, TimedOut, drive, running_twice
 
 if TYPE_CHECKING:
     from hermes_hooks._callback import Callback
@@ -225,14 +225,23 @@ def _job(
                     tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
                     if type(tool_call_id) is not str:
                         tool_call_id = None
-                    marked = runner.admit(tool_call_id)
+                    marked: str | None = None  # the tool_call_id marked in flight
+                    if not runner.calm:
+                        if runner.admit(tool_call_id):
+                            marked = tool_call_id
+                    elif tool_call_id is None:
+                        pass
+                    elif runner.in_flight.setdefault(tool_call_id, progress) is progress:
+                        marked = tool_call_id  # what admit() does for a calm runner, inline
+                    else:
+                        raise running_twice(tool_call_id)
                     try:
                         value = callback.function(**kwargs)
                         if value is not None and type(value) is _COROUTINE:
                             value = drive(value)
                     finally:
-                        if marked:
-                            runner.finish(tool_call_id)
+                        if marked is not None:
+                            runner.in_flight.pop(marked, None)
                     ok = True
                 except BaseException as exc:  # a plugin's SystemExit never ends the host
                     if escapes(exc):

@@ -53,6 +53,7 @@ __all__ = [
     "drive",
     "on_worker",
     "run_coroutine",
+    "running_twice",
     "workers_alive",
 ]
 
@@ -98,6 +99,11 @@ class Hung(TimedOut):
 
 class Busy(TimedOut):
     """Every worker thread was busy for the whole time limit (the callback never ran)."""
+
+
+def running_twice(tool_call_id: str) -> Suppressed:
+    """The refusal of a call whose ``tool_call_id`` this callback is still running."""
+    return Suppressed(f"tool call {tool_call_id} is still running")
 
 
 class _Pool:
@@ -299,12 +305,13 @@ class BoundedRunner:
         "_abandoned",
         "_closed",
         "_idle",
-        "_in_flight",
         "_lock",
         "_max_idle",
         "_name",
         "_suppress",
         "_suppressed_until",
+        "calm",
+        "in_flight",
     )
 
     def __init__(
@@ -320,8 +327,13 @@ class BoundedRunner:
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._abandoned: list[_Worker] = []
-        # tool_call_id -> the mark of the call running it (see admit)
-        self._in_flight: dict[str, object] = {}
+        #: tool_call_id -> the mark of the call running it (see :meth:`admit`).
+        self.in_flight: dict[str, object] = {}
+        #: No timeout window and no abandoned worker: the only refusal is a running
+        #: ``tool_call_id``, so a caller may mark :attr:`in_flight` itself (one atomic
+        #: ``setdefault``, refusing with :func:`running_twice`) instead of calling
+        #: :meth:`admit`, and unmark it with ``pop``.
+        self.calm = True
         self._suppressed_until = 0.0
         self._closed = False
 
@@ -339,8 +351,8 @@ class BoundedRunner:
         marked = False
         if tool_call_id:
             mark = object()
-            if self._in_flight.setdefault(tool_call_id, mark) is not mark:
-                raise Suppressed(f"tool call {tool_call_id} is still running")
+            if self.in_flight.setdefault(tool_call_id, mark) is not mark:
+                raise running_twice(tool_call_id)
             marked = True
         if self._abandoned:
             with self._lock:
@@ -350,13 +362,19 @@ class BoundedRunner:
                 if marked:
                     self.finish(tool_call_id)
                 raise Hung(f"{alive} abandoned worker(s) still running")
+        if not self.calm:
+            with self._lock:  # calm again once the window is over and none is left
+                until = self._suppressed_until
+                if not self._abandoned and (not until or time.monotonic() >= until):
+                    self._suppressed_until = 0.0
+                    self.calm = True
         return marked
 
     def finish(self, tool_call_id: str | None) -> None:
         """The call :meth:`admit` let in (and marked) returned: ``tool_call_id`` may run
         again.  Only that call removes the mark, so no lock is needed."""
         if tool_call_id:
-            self._in_flight.pop(tool_call_id, None)
+            self.in_flight.pop(tool_call_id, None)
 
     def _checkout(self, tool_call_id: str | None, wait: float | None) -> _Worker:
         """An idle worker, or a new one within the thread budget (waiting up to
@@ -422,6 +440,7 @@ class BoundedRunner:
         callback's abandoned cap (and starts its post-timeout window), and exits once
         the call returns."""
         with self._lock:
+            self.calm = False
             self._abandoned.append(worker)
             if self._suppress:
                 self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
