@@ -81,15 +81,15 @@ class Settler(Protocol):
         """Emit, on the firing's thread, the records the worker held for it."""
 
 
-#: Decision records settled on a firing's worker wait here (``records``, per thread) for
-#: the firing's own thread, so that subscribers see every record on the thread that
-#: fired, as with an unbounded firing (the replay timeline files them by thread).
 class _Held(threading.local):
     """Per thread: the list a worker holds its firing's records in (None: emit them)."""
 
     records: list[DecisionRecord] | None = None  # a class default: no AttributeError
 
 
+#: Decision records settled on a firing's worker wait here (``records``, per thread) for
+#: the firing's own thread, so that subscribers see every record on the thread that
+#: fired, as with an unbounded firing (the replay timeline files them by thread).
 HELD_RECORDS = _Held()
 
 # While the worker is between callbacks (settling a result: our own code and the
