@@ -4,9 +4,12 @@
   ``pm.hook.pre_tool_call(...)`` over the same 1 and 10 hookimpls;
 * bounded firing (``hook_callback_timeout: 30``) vs the same firing unbounded, at 1 and
   10 callbacks;
-* the floor of that figure at 1 callback for any design where the caller can return at
-  the limit: the unbounded firing plus one bare hand-off to a waiting thread and back
-  (a queue each way, nothing else), against the same unbounded firing;
+* the floor of that figure for any design where the caller can return at the limit:
+  the unbounded firing plus one bare hand-off to a waiting thread and back (a queue
+  each way, nothing else), against the same unbounded firing; and bounded firing
+  against that floor directly, at 1 and 10 callbacks;
+* the facade against its floor directly: raw pluggy plus the isolating floor (what
+  any dispatcher honouring D-09 and D-21 adds to pluggy), at 1 and 10 callbacks;
 * bounded facade call (timeout 30 s, long-lived workers) vs a baseline that starts a
   thread per callback call and joins it with a timeout (what the reference does).
 
@@ -119,6 +122,16 @@ def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Cal
     return fire
 
 
+def _both(first: Callable[[], object], second: Callable[[], object]) -> Callable[[], None]:
+    """One call of ``first`` then one of ``second``: a baseline that is their sum."""
+
+    def call() -> None:
+        first()
+        second()
+
+    return call
+
+
 def run() -> list[tuple[str, float | list[float]]]:
     """Return (label, ratio or ratios over repetitions) pairs."""
     results: list[tuple[str, float | list[float]]] = []
@@ -144,6 +157,18 @@ def run() -> list[tuple[str, float | list[float]]]:
                 results.append(
                     (f"isolating floor / raw pluggy, {impls} {shape} callback(s)", floor)
                 )
+                values = ratios(
+                    lambda h=hooks: h.pre_tool_call(**PAYLOAD),
+                    _both(lambda r=raw: r(**RAW_PAYLOAD), _isolating_floor(functions)),
+                    calls=20_000 // impls,
+                )
+                results.append(
+                    (
+                        f"facade / (raw pluggy + isolating floor), {impls} {shape} "
+                        "callback(s), unbounded (target 1.3)",
+                        values,
+                    )
+                )
             hooks.close()
     for impls in (1, 10):
         bounded, unbounded = _hooks(impls, timeout=30), _hooks(impls, timeout=0)
@@ -159,13 +184,28 @@ def run() -> list[tuple[str, float | list[float]]]:
                 values,
             )
         )
-        if impls == 1:
-            handed_off, stop = _with_bare_handoff(lambda u=unbounded: u.pre_tool_call(**PAYLOAD))
-            floors = ratios(handed_off, lambda u=unbounded: u.pre_tool_call(**PAYLOAD), calls=4_000)
-            stop()
-            results.append(
-                ("floor: unbounded firing + one bare thread hand-off / unbounded firing", floors)
+        handed_off, stop = _with_bare_handoff(lambda u=unbounded: u.pre_tool_call(**PAYLOAD))
+        floors = ratios(
+            handed_off, lambda u=unbounded: u.pre_tool_call(**PAYLOAD), calls=4_000 // impls
+        )
+        results.append(
+            (
+                f"floor: unbounded firing + one bare thread hand-off / unbounded firing, "
+                f"{impls} callback(s)",
+                floors,
             )
+        )
+        values = ratios(
+            lambda b=bounded: b.pre_tool_call(**PAYLOAD), handed_off, calls=4_000 // impls
+        )
+        stop()
+        results.append(
+            (
+                f"bounded firing / (unbounded firing + one bare thread hand-off), {impls} "
+                "callback(s) (target 1.2)",
+                values,
+            )
+        )
         bounded.close()
         unbounded.close()
     hooks = _hooks(1, timeout=30)

@@ -13,7 +13,10 @@ Three figures:
 * the floor of that figure for any design with one queue per hook that honours D-01:
   the same events, each hook's with its own copy of the (flat) context, appended to ten
   deques under a lock and awaited by one task per deque, with no timeout, no timing
-  and no error isolation, against the same inline emit.
+  and no error isolation, against the same inline emit;
+* our loop work against that floor directly, with the async handlers on their hooks'
+  own event loops (the default) and with ``host_loop: true`` (on the gateway's loop):
+  the difference is what a loop of its own per hook costs.
 
 Run: ``python3 -m bench gateway`` (about two seconds).
 """
@@ -42,14 +45,15 @@ CONTEXT = {
 }
 
 
-def _home(root: Path, sleep: float, hooks: int = HOOKS) -> Path:
+def _home(root: Path, sleep: float, hooks: int = HOOKS, host_loop: bool = False) -> Path:
     # telemetry off: these figures are the lanes' own cost (bench_telemetry measures
     # what spans add)
     (root / "config.yaml").write_text("telemetry: {otel: false}\n", encoding="utf-8")
     for i in range(hooks):
         directory = root / "hooks" / f"h{i}"
         directory.mkdir(parents=True)
-        (directory / "HOOK.yaml").write_text("events: [agent:start]\n", encoding="utf-8")
+        manifest = "events: [agent:start]\n" + ("host_loop: true\n" if host_loop else "")
+        (directory / "HOOK.yaml").write_text(manifest, encoding="utf-8")
         body = "import asyncio\n\nasync def handle(event_type, context):\n"
         body += f"    await asyncio.sleep({sleep})\n" if sleep else "    return None\n"
         (directory / "handler.py").write_text(body, encoding="utf-8")
@@ -120,37 +124,46 @@ async def _bare_queues(handlers: list[Any], events: int) -> float:
     return (time.perf_counter() - started) / events
 
 
-async def _floor(hooks: Any, events: int) -> float:
+async def _floor(hooks: Any, events: int) -> tuple[float, float]:
+    """(bare per-hook queueing, the reference's inline emit), seconds per event."""
     handlers = [h.handle for h in hooks.gateway.hooks]
     started = time.perf_counter()
     for _ in range(events):
         await _reference_emit(handlers, "agent:start", CONTEXT)
     reference = (time.perf_counter() - started) / events
-    return await _bare_queues(handlers, events) / reference
+    return await _bare_queues(handlers, events), reference
 
 
-def _total_loop_work(repetitions: int = 7, events: int = 2000) -> tuple[list[float], list[float]]:
-    """Ours / reference, total loop work per event with 10 no-op handlers; and the
-    bare per-hook queueing floor / reference, interleaved with it."""
+def _total_loop_work(
+    repetitions: int = 7, events: int = 2000, host_loop: bool = False
+) -> tuple[list[float], list[float], list[float]]:
+    """Ours / reference, total loop work per event with 10 no-op handlers; the bare
+    per-hook queueing floor / reference, interleaved with it; and ours / that floor."""
     values: list[float] = []
     floors: list[float] = []
+    against_floor: list[float] = []
+    where = "host loop" if host_loop else "own loops"
     with tempfile.TemporaryDirectory() as tmp:
         hooks = hermes_hooks.load(
-            _home(Path(tmp), 0.0, hooks=10), surface="gateway", entry_points=False
+            _home(Path(tmp), 0.0, hooks=10, host_loop=host_loop),
+            surface="gateway",
+            entry_points=False,
         )
         try:
             for _ in range(repetitions):
                 ours, reference = asyncio.run(_loop_work(hooks, events))
                 values.append(ours / reference)
-                floors.append(asyncio.run(_floor(hooks, events)))
+                bare, bare_reference = asyncio.run(_floor(hooks, events))
+                floors.append(bare / bare_reference)
+                against_floor.append(ours / bare)
                 print(
-                    f"  10 no-op handlers: loop work ours {ours * 1e6:.1f} us, reference "
-                    f"inline {reference * 1e6:.1f} us per event"
+                    f"  10 no-op handlers ({where}): loop work ours {ours * 1e6:.1f} us, "
+                    f"reference inline {reference * 1e6:.1f} us per event"
                 )
         finally:
             hooks.close(1.0)
             hooks.unload()
-    return values, floors
+    return values, floors, against_floor
 
 
 def run() -> list[tuple[str, float | list[float]]]:
@@ -169,12 +182,12 @@ def run() -> list[tuple[str, float | list[float]]]:
                 hooks.unload()
         print(f"  {label}: ours {ours * 1e6:.1f} us, reference inline {reference * 1e6:.1f} us")
         results.append((f"emit() caller cost / reference inline emit, {label}", ours / reference))
-    ours, floors = _total_loop_work()
+    work, floors, against = _total_loop_work()
     results.append(
         (
             "total loop work per event (emit + lane delivery) / reference inline emit, "
             "10 no-op handlers (target 5)",
-            ours,
+            work,
         )
     )
     results.append(
@@ -182,6 +195,20 @@ def run() -> list[tuple[str, float | list[float]]]:
             "floor: bare per-hook queues (copy, append, pop, await; nothing else) / "
             "reference inline emit, 10 no-op handlers",
             floors,
+        )
+    )
+    results.append(
+        (
+            "loop work / bare per-hook queues, 10 no-op handlers on their own loops (target 1.5)",
+            against,
+        )
+    )
+    _, _, against = _total_loop_work(host_loop=True)
+    results.append(
+        (
+            "loop work / bare per-hook queues, 10 no-op handlers on the host loop "
+            "(host_loop: true)",
+            against,
         )
     )
     return results

@@ -3,6 +3,10 @@
 Whatever its origin (a ``register_hook`` call, a pluggy hookimpl, a shell entry, an
 outbound target, a gateway handler), a callback becomes a :class:`Callback`: the
 function, who owns it, where it sorts, and which payload names it accepts (D-09).
+
+How the dispatcher treats it is the callback's own :class:`CallbackPolicy`, given by
+the hook system that registers it: the core never asks which system a callback came
+from.
 """
 
 from __future__ import annotations
@@ -10,11 +14,22 @@ from __future__ import annotations
 import enum
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from hermes_hooks._workers import BoundedRunner
 
-__all__ = ["Callback", "Degraded", "Group", "describe", "signature_problem", "signature_text"]
+__all__ = [
+    "IN_PROCESS",
+    "Answers",
+    "Callback",
+    "CallbackPolicy",
+    "Degraded",
+    "Group",
+    "describe",
+    "signature_problem",
+    "signature_text",
+]
 
 
 class Degraded:
@@ -45,13 +60,41 @@ class Group(enum.IntEnum):
     WEBHOOK = 4
 
 
-_SOURCE_OF_GROUP = {
-    Group.TRYFIRST: "python",
-    Group.PYTHON: "python",
-    Group.TRYLAST: "python",
-    Group.SHELL: "shell",
-    Group.WEBHOOK: "webhook",
-}
+class Answers(enum.Enum):
+    """Which of a callback's return values the hook's selection reads."""
+
+    #: Every return value is an answer (an in-process callback speaks the hook's API).
+    ALWAYS = "always"
+    #: Only on hooks whose contract honours directives from outside the process
+    #: (``ShellUse.DIRECTIVE``); elsewhere the callback observes and its output is
+    #: dropped.
+    ON_DIRECTIVE_HOOKS = "on-directive-hooks"
+    #: Never: the callback only hands the event on (a delivery queued elsewhere).
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class CallbackPolicy:
+    """How the dispatcher runs a callback and reads its result, set by the hook system
+    that registers it.
+
+    ``source`` names that system in decision records (``"python"``, ``"shell"``...).
+    ``runs_bounded``: the dispatcher runs it under ``hook_callback_timeout`` on a worker
+    (False for a callback that bounds itself, such as a subprocess with its own
+    timeout, or one that only enqueues).  ``answers``: which of its return values count.
+    ``block_message``: the message a block that carries none is given; None means such
+    a block is ignored (it must say why).
+    """
+
+    source: str
+    runs_bounded: bool = True
+    answers: Answers = Answers.ALWAYS
+    block_message: str | None = None
+
+
+#: The policy of an in-process Python callback: bounded, every answer read, a block
+#: needs its own message.
+IN_PROCESS = CallbackPolicy("python")
 
 
 def describe(function: Callable[..., Any]) -> str:
@@ -163,6 +206,8 @@ class Callback:
 
     __slots__ = (
         "accepts_all",
+        "answers",
+        "block_message",
         "function",
         "group",
         "hook",
@@ -187,7 +232,7 @@ class Callback:
         group: Group,
         seq: int,
         rank: int = 0,
-        source: str | None = None,
+        policy: CallbackPolicy = IN_PROCESS,
         name: str | None = None,
     ) -> None:
         self.hook = hook
@@ -196,9 +241,11 @@ class Callback:
         self.group = group
         self.seq = seq
         self.rank = rank
-        self.source = source or _SOURCE_OF_GROUP[group]
-        # Shell hooks bound themselves and webhooks only enqueue (D-15, D-79).
-        self.runs_bounded = self.source in ("python", "gateway")
+        # The policy's fields, copied: the firing loop reads them per callback.
+        self.source = policy.source
+        self.runs_bounded = policy.runs_bounded
+        self.answers = policy.answers
+        self.block_message = policy.block_message
         self.name = name or f"{owner}:{describe(function)}"
         self.accepts_all, self.names, _ = _accepted_names(function)
         self.is_async = inspect.iscoroutinefunction(function)

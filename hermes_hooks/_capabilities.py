@@ -1,4 +1,5 @@
-"""What an agent host lends the hooks of a load: :class:`HostCapabilities`.
+"""What an agent host lends the hooks of a load: :class:`HostCapabilities`, and the
+shape of the model it may lend (:class:`HostModel`).
 
 Every load holds one (``load(host=...)``, else an empty one), so it lives apart from
 :mod:`hermes_hooks.plugins.context`, the ``ctx`` of Python plugins, which a home without
@@ -10,12 +11,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, runtime_checkable
 
-if TYPE_CHECKING:
-    from hermes_hooks.claude.model import HostModel
+__all__ = ["HostCapabilities", "HostModel"]
 
-__all__ = ["HostCapabilities"]
+
+@runtime_checkable
+class HostModel(Protocol):
+    """The host's model, as prompt and agent handlers need it."""
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        timeout: float | None = None,
+        agent: bool = False,
+    ) -> str:
+        """The model's reply to ``prompt`` (``model``: the handler's ``model`` field,
+        None for the host's default; ``agent``: the handler may use tools)."""
 
 
 @dataclass(frozen=True)

@@ -16,161 +16,23 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._callback import Callback, Degraded, describe
+from hermes_hooks._callback import Answers, Callback, Degraded, describe
 from hermes_hooks._contract import Contract, ShellUse, Thread
 from hermes_hooks._handoff import HELD_RECORDS, run_bounded
 from hermes_hooks._isolation import Listeners, escapes, fault_of, warn_fault
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import HookManager, contract_of, unknown_hook
-from hermes_hooks._select import AGGREGATORS, Aggregator, Failure, Ignored
+from hermes_hooks._plan import PLANS, Cursor, Plan, callback_kwargs, prepare
+from hermes_hooks._select import Aggregator, Failure, Ignored
 from hermes_hooks._stream import StreamLane, event_problem
 from hermes_hooks._workers import BoundedRunner, TimedOut, on_worker, run_coroutine
-from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
 from hermes_hooks.types import DecisionRecord, Verdict
 
-__all__ = ["Dispatcher", "clone_payload_value"]
+__all__ = ["Dispatcher"]
 
 log = get_logger("hermes_hooks.dispatch")
 
 Listener = Callable[[DecisionRecord], None]
-
-
-def clone_payload_value(value: Any) -> Any:
-    """Copy the JSON-like containers of ``value`` (dicts and lists, recursively).
-
-    Other objects are shared: host handles such as ``gateway`` must stay live, and a
-    generic deep copy would choke on locks and sockets.  Written with inline type checks
-    because it runs for every callback of every firing.
-    """
-    kind = type(value)
-    if kind is dict:
-        copy = value.copy()
-        for key, item in copy.items():  # replacing values keeps the size: safe to iterate
-            kind = type(item)
-            if kind is dict or kind is list:
-                copy[key] = clone_payload_value(item)
-        return copy
-    if kind is list:
-        copy = value.copy()
-        for index, item in enumerate(copy):
-            kind = type(item)
-            if kind is dict or kind is list:
-                copy[index] = clone_payload_value(item)
-        return copy
-    return value
-
-
-_SCALAR_TYPES = frozenset({"str", "int", "float", "bool", "None"})
-
-
-class _Plan:
-    """What a firing of one hook needs to know up front, computed once per hook."""
-
-    __slots__ = (
-        "aggregator",
-        "bounded",
-        "contract",
-        "declared",
-        "fail_closed",
-        "marker",
-        "maybe_containers",
-        "one_per_call",
-        "queued",
-    )
-
-    def __init__(self, contract: Contract) -> None:
-        self.contract = contract
-        self.aggregator = AGGREGATORS[contract.selection]
-        self.bounded = contract.policy.bounded
-        self.queued = contract.policy.thread is Thread.QUEUE
-        #: The policy's on_error: a failed callback blocks the guarded action (D-14).
-        self.fail_closed = contract.fail_closed
-        if self.fail_closed and not self.aggregator.can_block:
-            raise TypeError(
-                f"{contract.name}: fails closed, but its selection "
-                f"{contract.selection.value!r} has no answer that blocks"
-            )
-        #: A guard never runs twice at once for one tool call (D-14): the bounded
-        #: runner refuses a second firing with the same ``tool_call_id``.
-        self.one_per_call = self.fail_closed and "tool_call_id" in contract.field_names
-        #: Fields whose catalogue type admits a dict or list: the only declared fields
-        #: whose values need a per-callback copy (D-09, D-21).
-        self.maybe_containers = tuple(
-            f.name
-            for f in contract.fields
-            if not {part.strip() for part in f.type.split("|")} <= _SCALAR_TYPES
-        )
-        self.declared = contract.field_names | {TELEMETRY_FIELD}
-        #: Whether callbacks get the envelope marker (D-17).
-        self.marker = contract.marker
-
-
-def _nests(items: Any) -> bool:
-    """Whether ``items`` (a list, or a dict's values) holds a dict or a list."""
-    for item in items:
-        kind = type(item)
-        if kind is dict or kind is list:
-            return True
-    return False
-
-
-def _prepare(payload: dict[str, Any], plan: _Plan) -> dict[str, bool]:
-    """Add the D-17 marker to ``payload`` (the firing owns it) and map each key holding
-    a dict or list to whether it nests others: a flat one is isolated by a shallow
-    copy, a nested one is cloned.  Only fields whose type admits a container, and keys
-    the catalogue does not declare, are looked at."""
-    if plan.marker and TELEMETRY_FIELD not in payload:
-        payload[TELEMETRY_FIELD] = TELEMETRY_VERSION
-    copies: dict[str, bool] = {}
-    for key in plan.maybe_containers:
-        value = payload.get(key)
-        kind = type(value)
-        if kind is dict:
-            copies[key] = _nests(value.values()) if value else False
-        elif kind is list:
-            copies[key] = _nests(value) if value else False
-    declared = plan.declared
-    if len(payload) > len(declared) or not payload.keys() <= declared:
-        for key in payload.keys() - declared:  # fields a host added (PL-04)
-            value = payload[key]
-            kind = type(value)
-            if kind is dict:
-                copies[key] = _nests(value.values())
-            elif kind is list:
-                copies[key] = _nests(value)
-    return copies
-
-
-def _kwargs(callback: Callback, base: dict[str, Any], copies: dict[str, bool]) -> dict[str, Any]:
-    """One callback's own copy of the payload (D-09, D-21): everything for a
-    ``**kwargs`` callback, else only the names it declares; containers copied (flat
-    ones shallowly, nested ones cloned) so no callback sees another's mutations."""
-    if callback.accepts_all:
-        kwargs = base.copy()
-        for key, nested in copies.items():
-            value = kwargs[key]
-            kwargs[key] = clone_payload_value(value) if nested else value.copy()
-        return kwargs
-    kwargs = {}
-    for name in callback.names:
-        if name in base:
-            value = base[name]
-            deep = copies.get(name)
-            if deep is not None:
-                value = clone_payload_value(value) if deep else value.copy()
-            kwargs[name] = value
-    return kwargs
-
-
-class _Cursor:
-    """The payload the last callback's copy was made from, and its container map: a
-    firing recomputes the map only when a modify changed the arguments."""
-
-    __slots__ = ("copies", "current")
-
-    def __init__(self) -> None:
-        self.current: dict[str, Any] | None = None
-        self.copies: dict[str, bool] = {}
 
 
 #: Idle firing workers kept for the next firings (each serves one firing at a time).
@@ -178,8 +40,6 @@ FIRING_WORKERS_IDLE = 4
 # How long closing waits for the idle firing workers to have exited.
 _CLOSE_WAIT = 1.0
 
-#: hook -> its plan, so a firing does one dictionary lookup.
-_PLANS: dict[str, _Plan] = {name: _Plan(contract) for name, contract in CATALOGUE.items()}
 _COROUTINE = types.CoroutineType
 
 
@@ -262,7 +122,7 @@ class Dispatcher:
         envelope marker is added to it in place.
         """
         try:
-            plan = _PLANS[hook]
+            plan = PLANS[hook]
         except KeyError:
             raise unknown_hook(hook) from None
         aggregator = plan.aggregator(plan.contract, payload)
@@ -273,7 +133,7 @@ class Dispatcher:
         """Run every callback of ``hook``; return the non-None raw results, isolated."""
         contract = self.contract(hook)
         results: list[Any] = []
-        self._run_all(_PLANS[hook], Aggregator(contract, payload), results)
+        self._run_all(PLANS[hook], Aggregator(contract, payload), results)
         return results
 
     def fire_one(self, hook: str, callback: Callback, payload: dict[str, Any]) -> Any:
@@ -282,7 +142,7 @@ class Dispatcher:
         subscribers); return what it returned (None when it returned nothing, failed,
         or was queued).  For tools that fire one callback to show what it does."""
         try:
-            plan = _PLANS[hook]
+            plan = PLANS[hook]
         except KeyError:
             raise unknown_hook(hook) from None
         results: list[Any] = []
@@ -291,7 +151,7 @@ class Dispatcher:
 
     def _run_all(
         self,
-        plan: _Plan,
+        plan: Plan,
         aggregator: Aggregator,
         results: list[Any] | None,
         only: tuple[Callback, ...] | None = None,
@@ -315,7 +175,7 @@ class Dispatcher:
         # run right there (the outer limit bounds them), one by one.
         handoff = bounded and not on_worker()
         listeners = self._listeners
-        cursor = _Cursor()
+        cursor = Cursor(plan)
         started = 0.0
         index, count = 0, len(callbacks)
         while index < count:
@@ -325,7 +185,7 @@ class Dispatcher:
                 end = index + 1
                 while end < count and callbacks[end].runs_bounded:
                     end += 1
-                run_bounded(self, plan, aggregator, callbacks[index:end], results, cursor)
+                run_bounded(self, aggregator, callbacks[index:end], results, cursor)
                 index = end
                 continue
             index += 1
@@ -334,11 +194,11 @@ class Dispatcher:
             base = aggregator.current
             if base is not cursor.current:  # the first callback, or args changed by a modify
                 cursor.current = base
-                cursor.copies = _prepare(base, plan)
+                cursor.copies = prepare(base, plan)
             try:
                 # Inside the isolation: args an earlier modify returned may not copy
                 # (a cycle), and that must fail this callback, not the host.
-                kwargs = _kwargs(callback, base, cursor.copies)
+                kwargs = callback_kwargs(callback, base, cursor.copies)
                 if bounded and callback.runs_bounded:
                     value = self._bounded(plan, callback, kwargs)
                 else:
@@ -355,17 +215,6 @@ class Dispatcher:
                     self._record(contract, callback, "none", None, started)
                 continue
             self.finish(aggregator, callback, True, value, started, results)
-
-    @staticmethod
-    def kwargs_for(
-        plan: _Plan, aggregator: Aggregator, cursor: _Cursor, callback: Callback
-    ) -> dict[str, Any]:
-        """``callback``'s own copy of the firing's current payload (D-09, D-21)."""
-        base = aggregator.current
-        if base is not cursor.current:  # the first callback, or args changed by a modify
-            cursor.current = base
-            cursor.copies = _prepare(base, plan)
-        return _kwargs(callback, base, cursor.copies)
 
     def finish(
         self,
@@ -389,7 +238,7 @@ class Dispatcher:
         self._settle(aggregator, callback, value, started, ok=True)
 
     def _enqueue_all(
-        self, plan: _Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
+        self, plan: Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
     ) -> None:
         """Streaming observers (D-61): check the event once, then queue a copy per
         callback; the token path never waits for a callback."""
@@ -401,7 +250,7 @@ class Dispatcher:
                 "%s event dropped: it %s", contract.name, problem,
             )  # fmt: skip
             return
-        copies = _prepare(payload, plan)
+        copies = prepare(payload, plan)
         carry = self.carry
         for callback in callbacks:
             lane = self._lanes.get(callback.owner)
@@ -410,7 +259,7 @@ class Dispatcher:
                     callback.owner, StreamLane(callback.owner, self.manager.warnings)
                 )
             function = callback.function if carry is None else carry(callback.function)
-            lane.put(function, _kwargs(callback, payload, copies))
+            lane.put(function, callback_kwargs(callback, payload, copies))
             if self._listeners:
                 self._record(contract, callback, "none", "queued", time.perf_counter())
 
@@ -427,15 +276,15 @@ class Dispatcher:
         contract = self.contract(hook)
         if contract.policy.thread is not Thread.LOOP:
             return await asyncio.to_thread(self.fire, hook, payload)
-        plan = _PLANS[hook]
+        plan = PLANS[hook]
         aggregator = plan.aggregator(contract, payload)
         limit = self.timeout or None
         for callback in self.manager.firing_callbacks(hook):
             base = aggregator.current
             started = time.perf_counter()
             try:
-                kwargs = _kwargs(callback, base, _prepare(base, plan))
-                if not callback.runs_bounded:  # shell hooks bound themselves (D-15)
+                kwargs = callback_kwargs(callback, base, prepare(base, plan))
+                if not callback.runs_bounded:  # it bounds itself (D-15)
                     value = await asyncio.to_thread(callback.function, **kwargs)
                 elif callback.is_async:
                     try:
@@ -468,7 +317,7 @@ class Dispatcher:
             callback.runner = runner
         return runner
 
-    def _bounded(self, plan: _Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
+    def _bounded(self, plan: Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
         """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
         return self.runner(callback).call(
@@ -494,8 +343,9 @@ class Dispatcher:
         if ok and type(value) is Degraded:  # a failure the callback handled itself
             degraded, value = value, value.value
         if ok:
-            if callback.source == "webhook" or (
-                callback.source == "shell" and contract.shell is not ShellUse.DIRECTIVE
+            answers = callback.answers
+            if answers is not Answers.ALWAYS and (
+                answers is Answers.NEVER or contract.shell is not ShellUse.DIRECTIVE
             ):
                 value = None  # OUT-12 and D-74: only SH-29 shell directives count
             try:
@@ -546,7 +396,7 @@ class Dispatcher:
             duration=time.perf_counter() - started,
             extra=extra,
         )
-        held = getattr(HELD_RECORDS, "records", None)
+        held = HELD_RECORDS.records
         if held is not None:  # settled on a firing's worker: its caller emits them
             held.append(record)
         else:

@@ -26,7 +26,9 @@ from typing import Any
 import pluggy
 
 from hermes_hooks._callback import (
+    IN_PROCESS,
     Callback,
+    CallbackPolicy,
     Group,
     describe,
     signature_problem,
@@ -221,9 +223,12 @@ class HookManager(pluggy.PluginManager):
         group: Group = Group.PYTHON,
         rank: int | None = None,
         name: str | None = None,
-        source: str | None = None,
+        policy: CallbackPolicy = IN_PROCESS,
     ) -> Callback:
         """Register ``function`` for ``hook`` on behalf of ``owner``.
+
+        ``policy`` says how the dispatcher runs it and reads its result; the hook system
+        registering it gives its own (an in-process Python callback by default).
 
         Returns the new :class:`Callback`.  Raises :class:`PluginLoadError`, whose
         message is the warning to log, when it is refused: an unknown hook (D-07), the
@@ -257,7 +262,7 @@ class HookManager(pluggy.PluginManager):
                 group=group,
                 seq=seq,
                 rank=0 if rank is None else rank,
-                source=source,
+                policy=policy,
                 name=name,
             )
             plugin = _CallbackPlugin(

@@ -27,16 +27,12 @@ from hermes_hooks.types import (
 __all__ = [
     "AGGREGATORS",
     "ALLOW_WORDS",
-    "SHELL_BLOCK_MESSAGE",
     "Aggregator",
     "Failure",
     "Ignored",
 ]
 
 log = get_logger("hermes_hooks.dispatch")
-
-#: D-20: the message of a shell block that carries none.
-SHELL_BLOCK_MESSAGE = "Blocked by shell hook."
 
 Outcome = tuple[Verdict, str | None]
 _NONE: Outcome = ("none", None)
@@ -156,8 +152,8 @@ class ToolDecisionAggregator(Aggregator):
         action = _action(value)
         if action == "block":
             message = first_text(value.get("message"))
-            if message is None and callback.source == "shell":
-                message = SHELL_BLOCK_MESSAGE
+            if message is None:  # the callback's own default, if it has one
+                message = callback.block_message
             if message is None:  # a message-less Python block is ignored (D-20)
                 return (
                     "none",

@@ -32,6 +32,7 @@ import inspect
 import queue
 import threading
 import time
+import types
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +53,7 @@ __all__ = [
     "drive",
     "on_worker",
     "run_coroutine",
+    "running_twice",
     "workers_alive",
 ]
 
@@ -64,9 +66,23 @@ MAX_IDLE_PER_CALLBACK = 2
 #: Seconds an idle worker waits for work before it exits.
 IDLE_SECONDS = 30.0
 _STOP = object()
-_local = threading.local()
+_COROUTINE = types.CoroutineType
+
+
+class _ThreadState(threading.local):
+    """Per thread: the worker it is (None: not a worker) and that worker's private
+    loop.  Class defaults, so that reading them on any other thread is a plain
+    lookup, not a caught ``AttributeError`` (every bounded firing asks)."""
+
+    worker: _Worker | None = None
+    loop: asyncio.AbstractEventLoop | None = None
+
+
+_local = _ThreadState()
 #: Seconds an awaited call may block the loop for a worker slot at the thread limit.
 _LOOP_WAIT = 0.05
+#: Seconds between two looks for a slot while every worker thread is taken.
+_SLOT_LOOK = 0.05
 
 
 class TimedOut(Exception):
@@ -85,6 +101,11 @@ class Busy(TimedOut):
     """Every worker thread was busy for the whole time limit (the callback never ran)."""
 
 
+def running_twice(tool_call_id: str) -> Suppressed:
+    """The refusal of a call whose ``tool_call_id`` this callback is still running."""
+    return Suppressed(f"tool call {tool_call_id} is still running")
+
+
 class _Pool:
     """The process-wide budget of :data:`MAX_WORKERS` worker threads.
 
@@ -92,10 +113,17 @@ class _Pool:
     idle workers are listed oldest first so a firing at the limit can stop one and
     take the slot it frees.  Lock order: a runner's lock may be held while taking the
     pool's, never the reverse.
+
+    The idle list is kept without the lock (each change is one atomic ``dict`` call):
+    every bounded firing takes a worker off it and puts one back, and a lock is most of
+    what that would cost.  The lock guards the slot count and the waits for a slot.
     """
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # A plain lock under the condition, and a notify only when someone waits.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._waiting = 0
         self.live = 0
         self._idle: dict[_Worker, BoundedRunner] = {}
 
@@ -104,39 +132,46 @@ class _Pool:
         ``timeout`` seconds (None: wait as long as it takes)."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            with self._cond:
+            with self._lock:
                 if self.live < MAX_WORKERS:
                     self.live += 1
                     return True
                 victim = next(iter(self._idle.items()), None)
                 if victim is not None:
-                    del self._idle[victim[0]]
+                    self._idle.pop(victim[0], None)  # taken back meanwhile: no matter
             if victim is not None:
                 victim[1]._retire(victim[0], stop=True)  # its slot frees as it exits
-            with self._cond:
+            with self._lock:
                 if self.live < MAX_WORKERS:
                     continue
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
                     return False
-                self._cond.wait(remaining)
+                self._waiting += 1
+                try:
+                    # A worker listed idle without the lock may not wake this wait:
+                    # look again after a short while anyway.
+                    self._cond.wait(_SLOT_LOOK if remaining is None else min(remaining, _SLOT_LOOK))
+                finally:
+                    self._waiting -= 1
 
     def release(self) -> None:
         """Give a slot back (a worker stopped, exited or was abandoned)."""
-        with self._cond:
+        with self._lock:
             self.live -= 1
-            self._cond.notify()
+            if self._waiting:
+                self._cond.notify()
 
     def idle(self, worker: _Worker, runner: BoundedRunner) -> None:
         """``worker`` waits in ``runner``'s pool (another callback may reclaim it)."""
-        with self._cond:
-            self._idle[worker] = runner
-            self._cond.notify()
+        self._idle[worker] = runner
+        if self._waiting:
+            with self._lock:
+                self._cond.notify()
 
     def busy(self, worker: _Worker) -> None:
         """``worker`` left the idle list (checked out, stopped or exited)."""
-        with self._cond:
-            self._idle.pop(worker, None)
+        self._idle.pop(worker, None)
 
 
 _POOL = _Pool()
@@ -185,7 +220,7 @@ def run_coroutine(
 
 def on_worker() -> bool:
     """Whether the calling thread is a worker (a callback firing hooks itself)."""
-    return getattr(_local, "worker", None) is not None
+    return _local.worker is not None
 
 
 def drive(result: Any) -> Any:
@@ -194,7 +229,7 @@ def drive(result: Any) -> Any:
     repeated async callbacks do not pay for a new loop each time."""
     if not inspect.iscoroutine(result):
         return result
-    loop = getattr(_local, "loop", None)
+    loop = _local.loop
     if loop is None and on_worker():
         import asyncio
 
@@ -217,7 +252,8 @@ class _Worker(threading.Thread):
 
     A job is ``(function, args, kwargs, deliver)``; the worker calls ``deliver(ok,
     value)`` with the result or the exception, so the same worker serves a blocking
-    caller (a queue) and an awaiting one (a loop future).
+    caller (a queue) and an awaiting one (a loop future).  ``kwargs`` may be None (no
+    keywords), and ``deliver`` None puts ``(ok, value)`` on :attr:`outbox`.
     """
 
     def __init__(self, name: str, runner: BoundedRunner) -> None:
@@ -242,12 +278,16 @@ class _Worker(threading.Thread):
                     return
                 function, args, kwargs, deliver = job
                 try:
-                    outcome = (True, drive(function(*args, **kwargs)))
+                    value = function(*args, **kwargs) if kwargs else function(*args)
+                    outcome = (True, drive(value) if type(value) is _COROUTINE else value)
                 except BaseException as exc:  # handed to the caller, which decides
                     outcome = (False, exc)
-                deliver(*outcome)
+                if deliver is None:
+                    self.outbox.put(outcome)
+                else:
+                    deliver(*outcome)
         finally:
-            loop = getattr(_local, "loop", None)
+            loop = _local.loop
             if loop is not None:
                 loop.close()
             if self.counted:
@@ -265,12 +305,13 @@ class BoundedRunner:
         "_abandoned",
         "_closed",
         "_idle",
-        "_in_flight",
         "_lock",
         "_max_idle",
         "_name",
         "_suppress",
         "_suppressed_until",
+        "calm",
+        "in_flight",
     )
 
     def __init__(
@@ -286,43 +327,61 @@ class BoundedRunner:
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._abandoned: list[_Worker] = []
-        self._in_flight: set[str] = set()
+        #: tool_call_id -> the mark of the call running it (see :meth:`admit`).
+        self.in_flight: dict[str, object] = {}
+        #: No timeout window and no abandoned worker: the only refusal is a running
+        #: ``tool_call_id``, so a caller may mark :attr:`in_flight` itself (one atomic
+        #: ``setdefault``, refusing with :func:`running_twice`) instead of calling
+        #: :meth:`admit`, and unmark it with ``pop``.
+        self.calm = True
         self._suppressed_until = 0.0
         self._closed = False
 
-    def admit(self, tool_call_id: str | None) -> None:
+    def admit(self, tool_call_id: str | None) -> bool:
         """The D-14 refusals (raised as :class:`Suppressed` or :class:`Hung`); marks
-        ``tool_call_id`` in flight until :meth:`finish`.  Holds no lock on return."""
-        if not tool_call_id and not self._abandoned and not self._suppressed_until:
-            return  # never timed out, nothing to mark: nothing to refuse (the usual case)
-        with self._lock:
-            # Each check only when its state is set: a guard with a tool_call_id and no
-            # past timeout comes here on every firing.
-            if self._suppressed_until and time.monotonic() < self._suppressed_until:
-                raise Suppressed("suppressed after a recent timeout")
-            if tool_call_id and tool_call_id in self._in_flight:
-                raise Suppressed(f"tool call {tool_call_id} is still running")
-            if self._abandoned:
+        ``tool_call_id`` in flight until :meth:`finish` and says whether it did.
+
+        Each check only when its state is set, and the mark without a lock (a guard
+        with a ``tool_call_id`` comes here on every firing): ``dict.setdefault`` is
+        atomic, so of two calls with one id exactly one finds its own mark there.
+        """
+        until = self._suppressed_until
+        if until and time.monotonic() < until:
+            raise Suppressed("suppressed after a recent timeout")
+        marked = False
+        if tool_call_id:
+            mark = object()
+            if self.in_flight.setdefault(tool_call_id, mark) is not mark:
+                raise running_twice(tool_call_id)
+            marked = True
+        if self._abandoned:
+            with self._lock:
                 self._abandoned = [w for w in self._abandoned if w.is_alive()]
-                if len(self._abandoned) >= ABANDONED_CAP:
-                    raise Hung(f"{len(self._abandoned)} abandoned worker(s) still running")
-            if tool_call_id:
-                self._in_flight.add(tool_call_id)
+                alive = len(self._abandoned)
+            if alive >= ABANDONED_CAP:
+                if marked:
+                    self.finish(tool_call_id)
+                raise Hung(f"{alive} abandoned worker(s) still running")
+        if not self.calm:
+            with self._lock:  # calm again once the window is over and none is left
+                until = self._suppressed_until
+                if not self._abandoned and (not until or time.monotonic() >= until):
+                    self._suppressed_until = 0.0
+                    self.calm = True
+        return marked
 
     def finish(self, tool_call_id: str | None) -> None:
-        """The call :meth:`admit` let in returned: ``tool_call_id`` may run again."""
+        """The call :meth:`admit` let in (and marked) returned: ``tool_call_id`` may run
+        again.  Only that call removes the mark, so no lock is needed."""
         if tool_call_id:
-            with self._lock:
-                self._in_flight.discard(tool_call_id)
+            self.in_flight.pop(tool_call_id, None)
 
     def _checkout(self, tool_call_id: str | None, wait: float | None) -> _Worker:
         """An idle worker, or a new one within the thread budget (waiting up to
         ``wait`` seconds for a slot), after the D-14 refusals."""
         self.admit(tool_call_id)
-        with self._lock:
-            worker = self._idle.pop() if self._idle else None
+        worker = self._take_idle()
         if worker is not None:
-            _POOL.busy(worker)
             return worker
         if not _POOL.reserve(wait):
             self.finish(tool_call_id)
@@ -334,16 +393,31 @@ class BoundedRunner:
             self.finish(tool_call_id)
             raise
 
+    def _take_idle(self) -> _Worker | None:
+        """An idle worker of this callback, taken off the idle lists; None if none.
+
+        Idle lists change by single atomic list calls, no lock (every bounded firing
+        takes and returns a worker): ``pop`` here, ``append`` in :meth:`_checkin`, and
+        ``remove`` in :meth:`_retire`, so exactly one of them gets a given worker.
+        """
+        try:
+            worker = self._idle.pop()
+        except IndexError:
+            return None
+        _POOL.busy(worker)
+        return worker
+
     def _checkin(self, worker: _Worker, finished: bool) -> None:
         """Return a worker to the pool, or abandon it when its call did not finish."""
         if not finished:
             self.abandon(worker)
             return
-        with self._lock:
-            if not self._closed and len(self._idle) < self._max_idle:
-                self._idle.append(worker)
-                _POOL.idle(worker, self)
-                return
+        if not self._closed and len(self._idle) < self._max_idle:  # a soft cap
+            self._idle.append(worker)
+            _POOL.idle(worker, self)
+            if self._closed:  # close() may have emptied the list before the append
+                self._retire(worker, stop=True)
+            return
         worker.inbox.put(_STOP)  # closed, or enough idle ones already: it exits
 
     def lend(self, wait: float | None) -> _Worker:
@@ -351,6 +425,10 @@ class BoundedRunner:
         thread budget, waiting up to ``wait`` seconds); raises :class:`Busy`.  Give it
         back with :meth:`give_back`, or charge it to the callback it was stuck in with
         that callback's :meth:`abandon`."""
+        if not self._abandoned and not self._suppressed_until:  # nothing to refuse
+            worker = self._take_idle()
+            if worker is not None:
+                return worker
         return self._checkout(None, wait)
 
     def give_back(self, worker: _Worker) -> None:
@@ -362,6 +440,7 @@ class BoundedRunner:
         callback's abandoned cap (and starts its post-timeout window), and exits once
         the call returns."""
         with self._lock:
+            self.calm = False
             self._abandoned.append(worker)
             if self._suppress:
                 self._suppressed_until = time.monotonic() + SUPPRESSION_SECONDS
@@ -375,10 +454,10 @@ class BoundedRunner:
     def _retire(self, worker: _Worker, stop: bool = False) -> bool:
         """Take ``worker`` off this callback's idle list; True if it was idle here.
         With ``stop`` it is told to exit (a firing at the thread limit needs its slot)."""
-        with self._lock:
-            if worker not in self._idle:
-                return False
-            self._idle.remove(worker)
+        try:
+            self._idle.remove(worker)  # atomic: see _take_idle
+        except ValueError:
+            return False
         _POOL.busy(worker)
         if stop:
             worker.inbox.put(_STOP)
@@ -399,7 +478,7 @@ class BoundedRunner:
 
         Raises what the callback raised, or a :class:`TimedOut` subclass.
         """
-        if getattr(_local, "worker", None) is not None:
+        if _local.worker is not None:
             return self._call_inline(function, kwargs, tool_call_id)
         worker = self._checkout(tool_call_id, timeout)
         outbox = worker.outbox
@@ -467,11 +546,10 @@ class BoundedRunner:
         """Stop the idle workers (abandoned ones exit when their call returns); workers
         busy with a call stop when it returns instead of going back to the pool.
         ``wait``: seconds in all to wait for the idle ones to have exited."""
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-        for worker in idle:
-            _POOL.busy(worker)
+        self._closed = True  # before emptying: a worker returned after it is stopped
+        idle: list[_Worker] = []
+        while (worker := self._take_idle()) is not None:
+            idle.append(worker)
             worker.inbox.put(_STOP)
         deadline = time.monotonic() + wait
         for worker in idle if wait > 0 else ():

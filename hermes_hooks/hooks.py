@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hermes_hooks._context import LoadContext
 from hermes_hooks._dispatch import Dispatcher
@@ -163,10 +163,12 @@ class Hooks(HookCalls):
     def gateway(self) -> GatewayEmitter:
         """Gateway hooks: ``await hooks.gateway.emit(event, context)`` and friends; an
         emitter without hooks when the gateway surface was not loaded."""
+        emitter = getattr(self.sources.get("gateway"), "emitter", None)
+        if emitter is not None:  # no import on this path: a host asks at every emit
+            return cast("GatewayEmitter", emitter)
         from hermes_hooks.gateway.emitter import GatewayEmitter
 
-        emitter = getattr(self.sources.get("gateway"), "emitter", None)
-        return emitter if isinstance(emitter, GatewayEmitter) else GatewayEmitter(0.0)
+        return GatewayEmitter(0.0)
 
     def invoke(self, name: str, **payload: Any) -> list[Any]:
         """Fire hook ``name``; return the raw non-None results, after isolation."""

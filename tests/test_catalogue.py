@@ -19,7 +19,7 @@ from hermes_hooks._contract import (
     ShellUse,
     Thread,
 )
-from hermes_hooks._dispatch import _Plan
+from hermes_hooks._plan import Plan
 from hermes_hooks._select import AGGREGATORS
 from hermes_hooks.config import Settings
 from hermes_hooks.hooks import Hooks
@@ -208,4 +208,4 @@ def test_a_fail_closed_hook_needs_a_selection_that_can_block() -> None:
         observer, policy=dataclasses.replace(observer.policy, on_error=OnError.FAIL_CLOSED)
     )
     with pytest.raises(TypeError, match="post_tool_call: fails closed, but its selection"):
-        _Plan(closed)
+        Plan(closed)

@@ -68,6 +68,7 @@ from hermes_hooks.shell.dialect import Block, Execute
 from hermes_hooks.shell.entry import EntryMatcher, ShellEntry, Warn
 from hermes_hooks.shell.output import (
     DEFAULT_BLOCK_MESSAGE,
+    SHELL_CALLBACKS,
     Directive,
     Outcome,
     Reading,
@@ -647,7 +648,7 @@ def register_session_context(manager: HookManager, owner: str, context: ClaudeCo
             group=Group.SHELL,
             rank=-1,
             name="claude-code SessionStart context",
-            source="shell",
+            policy=SHELL_CALLBACKS,
         )
     except PluginLoadError as exc:
         log.warning("%s", exc)

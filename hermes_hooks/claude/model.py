@@ -18,7 +18,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
+
+# The protocol lives beside the capabilities that carry it; named here too, where the
+# handlers that use it are.
+from hermes_hooks._capabilities import HostModel
 
 if TYPE_CHECKING:
     from hermes_hooks.shell.run import RunResult
@@ -36,22 +40,6 @@ ANSWER_INSTRUCTION = (
     'Answer with one JSON object and nothing else: {"ok": true} to let it proceed, or '
     '{"ok": false, "reason": "<why>"} to stop it.'
 )
-
-
-@runtime_checkable
-class HostModel(Protocol):
-    """The host's model, as prompt and agent handlers need it."""
-
-    def complete(
-        self,
-        prompt: str,
-        *,
-        model: str | None = None,
-        timeout: float | None = None,
-        agent: bool = False,
-    ) -> str:
-        """The model's reply to ``prompt`` (``model``: the handler's ``model`` field,
-        None for the host's default; ``agent``: the handler may use tools)."""
 
 
 def host_capabilities(

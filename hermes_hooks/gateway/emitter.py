@@ -18,6 +18,7 @@ limit): async handlers are cancelled at the limit, sync ones abandoned on their 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
 import inspect
@@ -28,9 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from hermes_hooks._dispatch import clone_payload_value
 from hermes_hooks._isolation import Fault, Listeners, escapes, fault_of, warn_fault
 from hermes_hooks._log import WarnOnce, get_logger
+from hermes_hooks._plan import clone_payload_value
 from hermes_hooks._workers import BoundedRunner, Hung
 from hermes_hooks.gateway.commands import CommandDecision, canonical_command, read_decision
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
@@ -57,6 +58,9 @@ _CACHE_LIMIT = 1024  # distinct event names remembered; command names are open-e
 #: loop cancels an awaiting handler at the limit, and the answer needs a moment to come
 #: back.  No answer by then means a handler blocks that loop.
 _COMMAND_GRACE = 0.5
+#: Seconds :meth:`GatewayEmitter.drain` waits at most between two looks at lanes that
+#: run on other loops (each says when it goes idle; this only bounds a missed word).
+_DRAIN_POLL = 0.05
 
 
 @dataclass(frozen=True)
@@ -361,15 +365,17 @@ class GatewayEmitter:
         """
         outcome: tuple[bool, Any] = (False, None)
         listeners = self._listeners
+        # Locals: this loop runs for every event and hook.
+        handle, is_async, perf_counter = hook.handle, hook.is_async, time.perf_counter
         for event, context, carry in entries:
             if carry is not None:
                 with entered(carry):  # the handler runs inside the emission's trace
                     outcome = await self._serve(hook, ((event, context, None),), timer)
                 continue
-            started = time.perf_counter()
+            started = perf_counter()
             limit = self.timeout or None
             try:
-                if not hook.is_async:
+                if not is_async:
                     # a worker thread does not inherit the emission's trace context
                     handle = hook.handle if self.trace is None else carried(hook.handle)
                     result = await hook.runner.acall(handle, (event, context), {}, limit)
@@ -380,7 +386,7 @@ class GatewayEmitter:
                     if timer.limit != limit:
                         timer.watch(limit)
                     try:
-                        result = await hook.handle(event, context)
+                        result = await handle(event, context)
                     except asyncio.CancelledError:
                         timer.raise_if_expired(limit)
                         raise
@@ -391,7 +397,7 @@ class GatewayEmitter:
                     result = await _call_at_home(hook.home, hook.handle(event, context), limit)
                 else:
                     result = await await_bounded(hook.handle(event, context), limit)
-                if hook.is_async and limit and time.perf_counter() - started > limit:
+                if is_async and limit and perf_counter() - started > limit:
                     # It blocked the loop instead of awaiting, so the bound could not
                     # cancel it: an answer that late must not count (a late deny would
                     # still block).
@@ -502,8 +508,16 @@ class GatewayEmitter:
             local = [t for t in tasks if t.get_loop() is loop]
             if local and len(local) == len(lanes):
                 await asyncio.wait(local, timeout=remaining)
-            else:  # lanes on a hook's own loop (or another thread's): poll them
-                await asyncio.sleep(0.01 if remaining is None else min(0.01, remaining))
+                continue
+            # Lanes on a hook's own loop (or another thread's) say when they go idle,
+            # and the last of them wakes this loop; the short cap only guards against
+            # a word that never comes.
+            idle = _AllIdle(loop)
+            for lane in lanes:
+                idle.watch(lane)
+            idle.watched()
+            cap = _DRAIN_POLL if remaining is None else min(_DRAIN_POLL, remaining)
+            await asyncio.wait((idle.future,), timeout=cap)
 
     async def aclose(self, timeout: float = 5.0) -> bool:
         """Drain for up to ``timeout`` seconds, then :meth:`close`; True if drained."""
@@ -539,6 +553,54 @@ class GatewayEmitter:
     def closed(self) -> bool:
         """Whether :meth:`close` was called (emits are then ignored)."""
         return self._closed
+
+
+class _AllIdle:
+    """A future of ``loop`` resolved once every watched lane has gone idle: lanes on
+    other loops report from their own threads, and only the last one wakes ``loop``
+    (each wake-up hands that thread the interpreter)."""
+
+    __slots__ = ("_left", "_lock", "_loop", "future")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._left = 1  # the watching itself, until watched()
+        self.future: asyncio.Future[None] = loop.create_future()
+
+    def watch(self, lane: Lane) -> None:
+        """Count ``lane`` until it goes idle (at once if it is idle already)."""
+        with self._lock:
+            self._left += 1
+        if not lane.when_idle(self._one_idle):
+            self._one_idle()
+
+    def watched(self) -> None:
+        """Every lane is watched: the last to go idle resolves :attr:`future`."""
+        self._one_idle()
+
+    def _one_idle(self) -> None:
+        with self._lock:
+            self._left -= 1
+            if self._left:
+                return
+        if _on_loop(self._loop):  # the last one was idle when watched: no wake-up
+            _resolve(self.future)
+            return
+        with contextlib.suppress(RuntimeError):  # that loop closed meanwhile
+            self._loop.call_soon_threadsafe(_resolve, self.future)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def _call_at_home(home: HandlerLoop, call: Any, limit: float | None) -> Any:

@@ -209,12 +209,17 @@ class Lane:
 
     With a ``home`` (a :class:`~hermes_hooks.gateway.loops.HandlerLoop`) the task runs
     on that loop, whatever loop emits: it is started there by a thread-safe call, and
-    :attr:`_starting` covers the moment between that call and the task.
+    :attr:`_starting` covers the moment between that call and the task.  That call is
+    sent from the emitting loop's next turn (:attr:`_due`), not from inside ``emit``:
+    waking another thread hands it the interpreter, so waking it once for the events
+    of one turn, rather than once per event, is what keeps a burst of emits cheap.
     """
 
     __slots__ = (
         "_changed",
+        "_due",
         "_home",
+        "_idle_waiters",
         "_lock",
         "_pending",
         "_serve",
@@ -240,6 +245,11 @@ class Lane:
         self._changed = threading.Condition(self._lock)
         self._task: asyncio.Task[None] | None = None
         self._task_loop: asyncio.AbstractEventLoop | None = None  # the loop _task runs on
+        #: The emitting loop whose next turn starts the task on the home loop (None:
+        #: no start is waiting to be sent).
+        self._due: asyncio.AbstractEventLoop | None = None
+        #: Called once when the lane next goes idle (see :meth:`when_idle`).
+        self._idle_waiters: list[Callable[[], object]] = []
 
     def offer(
         self,
@@ -262,9 +272,13 @@ class Lane:
         if home is not None:
             if self._starting or (task is not None and not task.done()):
                 return  # a task on the home loop will get to the event
-            self._starting = True
             home.origin = loop
-            home.call_soon(self._begin)
+            due = self._due
+            if due is None:
+                self._due = loop
+                loop.call_soon(self._wake)
+            elif due is not loop or due.is_closed():
+                self._send_start()  # that loop may never turn again: do not wait for it
             return
         if task is not None and self._task_loop is loop and not task.done():
             return  # its task runs on this loop: it will get to the event
@@ -272,6 +286,36 @@ class Lane:
             self._task = task = loop.create_task(self._work())
             self._task_loop = loop
             task.add_done_callback(self._finished)
+
+    def _wake(self) -> None:
+        """On the emitting loop's next turn: start the task the events of the last turn
+        are waiting for (unless that was done meanwhile)."""
+        with self._lock:
+            if self._due is not None:
+                self._send_start()
+
+    def _send_start(self) -> None:
+        # Under the lock: ask the home loop to start the task (see _begin).
+        self._due = None
+        self._starting = True
+        assert self._home is not None
+        self._home.call_soon(self._begin)
+
+    def when_idle(self, callback: Callable[[], object]) -> bool:
+        """Call ``callback`` (from any thread) once the lane's task is over; False,
+        registering nothing, when the lane is idle already."""
+        with self._lock:
+            if not (self._starting or self._due is not None or _alive(self._task)):
+                return False
+            self._idle_waiters.append(callback)
+            return True
+
+    def _idle(self) -> None:
+        # The task ended (or was never needed): wake whoever waits for that.
+        with self._lock:
+            waiters, self._idle_waiters = self._idle_waiters, []
+        for callback in waiters:
+            callback()
 
     def _begin(self) -> None:
         """On the home loop: start the task :meth:`_start` asked for (unless the lane
@@ -285,12 +329,16 @@ class Lane:
                 self._task = task = loop.create_task(self._work())
                 self._task_loop = loop
                 task.add_done_callback(self._finished)
+                self._changed.notify_all()
+                return
             self._changed.notify_all()
+        self._idle()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # Wake close() also when the task died by cancellation (e.g. loop shutdown).
         with self._changed:
             self._changed.notify_all()
+        self._idle()
         if not task.cancelled():
             # A KeyboardInterrupt from a handler already left the loop; reading it here
             # stops asyncio from logging it again, with a traceback, whenever the task
@@ -332,7 +380,10 @@ class Lane:
     def busy(self) -> bool:
         """Whether a task delivers, or is about to start delivering, this lane's events."""
         with self._changed:
-            return self._starting or _alive(self._task)
+            due = self._due
+            if due is not None and (due.is_closed() or not due.is_running()):
+                self._send_start()  # the loop that was to send it will not turn again
+            return self._starting or self._due is not None or _alive(self._task)
 
     def close(self, deadline: float) -> int:
         """Stop the lane: wait for it to empty until ``deadline`` (a ``time.monotonic``
@@ -340,6 +391,8 @@ class Lane:
         is left.  Returns the number of events dropped.
         """
         with self._changed:
+            if self._due is not None:  # deliver what is pending before stopping
+                self._send_start()
             task = self._task
             if self._starting or (task is not None and _alive(task) and not _on_this_thread(task)):
                 self._changed.wait_for(
@@ -350,6 +403,7 @@ class Lane:
             self._pending.clear()
             self._starting = False
             task, self._task = self._task, None
+        self._idle()
         if task is not None and not task.done():
             loop = task.get_loop()
             if _on_this_thread(task):
@@ -377,7 +431,9 @@ def offer_each(
     most of what an emit cost.
     """
     full: list[int] = []
-    for index, lane in enumerate(lanes):
+    index = -1
+    for lane in lanes:
+        index += 1
         with lane._lock:
             pending = lane._pending
             if len(pending) >= lane.capacity:
@@ -385,8 +441,14 @@ def offer_each(
                 continue
             pending.append((event, context if copy is None else copy(context), carry))
             task = lane._task
-            if task is None or task.done() or lane._task_loop is not loop:
-                lane._start(loop)
+            if task is not None and not task.done():
+                # Its task will get to the event: one on the lane's home loop, or one
+                # on this loop (a task left on another loop by a closed one will not).
+                if lane._home is not None or lane._task_loop is loop:
+                    continue
+            elif lane._due is loop:
+                continue  # this loop's next turn starts the task
+            lane._start(loop)
     return full
 
 

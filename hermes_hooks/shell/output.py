@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from hermes_hooks._callback import Degraded
+from hermes_hooks._callback import Answers, CallbackPolicy, Degraded
 from hermes_hooks._log import excerpt, get_logger, warn_once
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.shell.entry import ShellEntry
@@ -33,6 +33,7 @@ from hermes_hooks.shell.run import STREAM_CAP, RunResult
 __all__ = [
     "BLOCK_EXIT_CODE",
     "DEFAULT_BLOCK_MESSAGE",
+    "SHELL_CALLBACKS",
     "STDERR_MESSAGE_LIMIT",
     "Directive",
     "Outcome",
@@ -52,6 +53,15 @@ BLOCK_EXIT_CODE = 2
 STDERR_MESSAGE_LIMIT = 400
 #: The message of a block that carries none (no message on stdout, nothing on stderr).
 DEFAULT_BLOCK_MESSAGE = "Blocked by shell hook."
+#: How the dispatcher runs a shell hook: unbounded (the hook bounds its own process),
+#: read only on hooks that honour shell directives, a bare block given
+#: the default message.
+SHELL_CALLBACKS = CallbackPolicy(
+    "shell",
+    runs_bounded=False,
+    answers=Answers.ON_DIRECTIVE_HOOKS,
+    block_message=DEFAULT_BLOCK_MESSAGE,
+)
 
 #: A canonical directive: ``{"action": "block", "message": ...}``, ``{"context": ...}``...
 Directive = dict[str, Any]

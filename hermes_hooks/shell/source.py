@@ -188,6 +188,7 @@ class ShellSource:
         ``list`` and ``doctor`` only say so (they fire nothing, and report it)."""
         from hermes_hooks.shell.consent import approve_hint
         from hermes_hooks.shell.hook import UnapprovedGate
+        from hermes_hooks.shell.output import SHELL_CALLBACKS
 
         note = "fail_closed: every call it matches is blocked until it is approved"
         if self.inspect:
@@ -200,7 +201,7 @@ class ShellSource:
                 group=Group.SHELL,
                 rank=entry.rank,
                 name=f"shell {entry.where} {entry.command} (not allowlisted)",
-                source="shell",
+                policy=SHELL_CALLBACKS,
             )
         except PluginLoadError as exc:
             log.warning("%s", exc)
@@ -318,6 +319,7 @@ class ShellSource:
 
     def _register(self, entry: ShellEntry, how: str | None, held: set[_Key]) -> ShellRecord:
         from hermes_hooks.shell.hook import ShellHook, ShellRecord
+        from hermes_hooks.shell.output import SHELL_CALLBACKS
 
         key = (str(self.home), *entry.key)
         if key in held:
@@ -333,7 +335,7 @@ class ShellSource:
                 group=Group.SHELL,
                 rank=entry.rank,
                 name=f"shell {entry.where} {entry.command}",
-                source="shell",
+                policy=SHELL_CALLBACKS,
             )
         except PluginLoadError as exc:
             log.warning("%s", exc)

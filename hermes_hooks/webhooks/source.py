@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import Answers, CallbackPolicy, Group
 from hermes_hooks._log import get_logger
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
@@ -47,6 +47,9 @@ __all__ = [
 log = get_logger("hermes_hooks.outbound")
 
 _KEY_ATTRIBUTE = "_hermes_outbound_key"
+#: How the dispatcher runs a target's callback: it only enqueues the delivery, so it
+#: needs no worker and its return value is never an answer.
+_CALLBACKS = CallbackPolicy("webhook", runs_bounded=False, answers=Answers.NEVER)
 
 
 def _secret_description(target: Target) -> str | None:
@@ -226,7 +229,7 @@ class OutboundSource:
                         owner=owner,
                         group=Group.WEBHOOK,
                         rank=target.index,
-                        source="webhook",
+                        policy=_CALLBACKS,
                         name=f"outbound:{target.label}:{event}",
                     )
                 except PluginLoadError as exc:

@@ -11,6 +11,7 @@ import pytest
 
 from hermes_hooks._callback import Group
 from hermes_hooks.errors import PluginLoadError, UnknownHookError
+from hermes_hooks.shell.output import SHELL_CALLBACKS
 from hermes_hooks.types import DecisionRecord
 from tests.helpers import tool_payload
 
@@ -230,6 +231,7 @@ def test_decision_records_report_each_callback_run(hooks: Any) -> None:
         lambda **kw: {"action": "block", "message": "m"},
         owner="c",
         group=Group.SHELL,
+        policy=SHELL_CALLBACKS,
     )
     hooks.pre_tool_call(**tool_payload())
     unsubscribe()
@@ -249,7 +251,7 @@ def test_shell_output_on_observer_events_is_ignored(hooks: Any) -> None:
         lambda **kw: "shell says",
         owner="s",
         group=Group.SHELL,
-        source="shell",
+        policy=SHELL_CALLBACKS,
     )
     assert (
         hooks.transform_llm_output(response_text="x", session_id="", model="m", platform="") is None

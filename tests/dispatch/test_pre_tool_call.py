@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import IN_PROCESS, Group
+from hermes_hooks.shell.output import SHELL_CALLBACKS
 from hermes_hooks.types import ToolDecision
 from tests.helpers import tool_payload
 
@@ -16,7 +17,11 @@ TIMEOUT_MESSAGE = "pre_tool_call plugin callback timed out or is still running"
 
 
 def register(hooks: Any, owner: str, function: Any, group: Group = Group.PYTHON) -> None:
-    hooks.manager.register_callback("pre_tool_call", function, owner=owner, group=group)
+    # A shell-group callback is registered as the shell system registers its hooks.
+    policy = SHELL_CALLBACKS if group is Group.SHELL else IN_PROCESS
+    hooks.manager.register_callback(
+        "pre_tool_call", function, owner=owner, group=group, policy=policy
+    )
 
 
 @pytest.fixture(params=[0.0, 5.0], ids=["inline", "bounded"])

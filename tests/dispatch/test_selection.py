@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks._callback import Group
+from hermes_hooks._callback import IN_PROCESS, Group
+from hermes_hooks.shell.output import SHELL_CALLBACKS
 from hermes_hooks.types import (
     DispatchDecision,
     ErrorClassification,
@@ -19,7 +20,9 @@ from hermes_hooks.types import (
 
 
 def add(hooks: Any, hook: str, owner: str, function: Any, group: Group = Group.PYTHON) -> None:
-    hooks.manager.register_callback(hook, function, owner=owner, group=group)
+    # A shell-group callback is registered as the shell system registers its hooks.
+    policy = SHELL_CALLBACKS if group is Group.SHELL else IN_PROCESS
+    hooks.manager.register_callback(hook, function, owner=owner, group=group, policy=policy)
 
 
 @pytest.fixture(params=[0.0, 5.0], ids=["inline", "bounded"])
@@ -318,7 +321,7 @@ def test_shell_callbacks_on_the_gateway_loop_are_not_bounded_by_the_plugin_limit
         slow_shell_observer,
         owner="shell:0",
         group=Group.SHELL,
-        source="shell",
+        policy=SHELL_CALLBACKS,
     )
     assert asyncio.run(hooks.apre_gateway_dispatch(**DISPATCH)) is None
     assert finished == ["done"]  # awaited to the end (D-15), not abandoned at 0.1 s

@@ -42,7 +42,7 @@ from hermes_hooks.shell.config import (
     parse_hooks,
 )
 from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
-from hermes_hooks.shell.output import Outcome
+from hermes_hooks.shell.output import SHELL_CALLBACKS, Outcome
 from hermes_hooks.shell.run import RunResult, run_command
 from hermes_hooks.webhooks.targets import MAX_TIMEOUT as OUT_MAX
 from hermes_hooks.webhooks.targets import MIN_TIMEOUT as OUT_MIN
@@ -225,6 +225,7 @@ def test_shell_stdout_never_raises_and_follows_the_matrix(
     class ShellCallback:
         source = "shell"
         name = "fuzzed shell hook"
+        block_message = SHELL_CALLBACKS.block_message
 
     aggregator.add(ShellCallback(), directive)  # type: ignore[arg-type]
     aggregator.answer()

@@ -1,0 +1,101 @@
+"""A lane on a hook's own loop is started from the emitting loop's next turn, once for
+the events of that turn; events are never stranded when that turn does not come."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from hermes_hooks.gateway.lanes import BatchTimer, Entry, Lane
+from hermes_hooks.gateway.loops import HandlerLoop
+
+
+class _Served:
+    """A lane's ``serve``: records each batch's events and the thread that ran them."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.threads: set[str] = set()
+
+    async def __call__(self, entries: Iterator[Entry], timer: BatchTimer) -> None:
+        self.threads.add(threading.current_thread().name)
+        self.batches.append([event for event, _, _ in entries])
+
+
+def _until(condition: Any, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_the_events_of_one_turn_reach_the_own_loop_in_one_batch() -> None:
+    served, home = _Served(), HandlerLoop("h")
+    lane = Lane(served, home=home)
+
+    async def emit_three() -> None:
+        for n in range(3):
+            lane.offer(f"e{n}", {})
+        assert served.batches == []  # nothing is sent before this turn ends
+
+    asyncio.run(emit_three())
+    assert _until(lambda: not lane.busy())
+    assert served.batches == [["e0", "e1", "e2"]]
+    assert served.threads == {"hermes-hooks:gateway:h"}
+    assert lane.close(time.monotonic() + 5) == 0
+    assert home.close(time.monotonic() + 5)
+
+
+def test_events_offered_on_a_loop_that_never_turns_again_are_still_delivered() -> None:
+    served, home = _Served(), HandlerLoop("h")
+    lane = Lane(served, home=home)
+    stalled = asyncio.new_event_loop()
+    lane.offer("e0", {}, loop=stalled)  # the start waits for a turn of ``stalled``...
+    stalled.close()  # ...which never comes
+    other = asyncio.new_event_loop()
+    lane.offer("e1", {}, loop=other)  # another loop: the start is sent at once
+    assert _until(lambda: not lane.busy())
+    other.close()
+    assert [event for batch in served.batches for event in batch] == ["e0", "e1"]
+    assert lane.close(time.monotonic() + 5) == 0
+    assert home.close(time.monotonic() + 5)
+
+
+def test_closing_delivers_what_waits_for_a_turn() -> None:
+    served, home = _Served(), HandlerLoop("h")
+    lane = Lane(served, home=home)
+    stalled = asyncio.new_event_loop()
+    lane.offer("e0", {}, loop=stalled)
+    assert lane.close(time.monotonic() + 10) == 0
+    assert served.batches == [["e0"]]
+    stalled.close()
+    assert home.close(time.monotonic() + 5)
+
+
+def test_drain_waits_for_lanes_on_other_loops_without_polling_them_out() -> None:
+    served, home = _Served(), HandlerLoop("h")
+    lane = Lane(served, home=home)
+    calls: list[str] = []
+
+    async def main() -> bool:
+        lane.offer("e0", {})
+        woken = asyncio.get_running_loop().create_future()
+
+        def idle() -> None:
+            calls.append(threading.current_thread().name)
+            woken.get_loop().call_soon_threadsafe(woken.set_result, None)
+
+        assert lane.when_idle(idle)
+        await asyncio.wait_for(woken, 10)
+        return lane.when_idle(idle)
+
+    assert asyncio.run(main()) is False  # idle now: nothing registered
+    assert calls == ["hermes-hooks:gateway:h"]
+    assert served.batches == [["e0"]]
+    lane.close(time.monotonic() + 5)
+    assert home.close(time.monotonic() + 5)
