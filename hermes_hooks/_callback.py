@@ -2,7 +2,7 @@
 
 Whatever its origin (a ``register_hook`` call, a pluggy hookimpl, a shell entry, an
 outbound target, a gateway handler), a callback becomes a :class:`Callback`: the
-function, who owns it, where it sorts, and which payload names it accepts (D-09).
+function, who owns it, where it sorts, and which payload names it accepts.
 
 How the dispatcher treats it is the callback's own :class:`CallbackPolicy`, given by
 the hook system that registers it: the core never asks which system a callback came
@@ -51,7 +51,7 @@ class Degraded:
 
 
 class Group(enum.IntEnum):
-    """The order groups of D-19, in firing order."""
+    """The order groups of callbacks, in firing order."""
 
     TRYFIRST = 0
     PYTHON = 1
@@ -137,7 +137,7 @@ def signature_problem(function: Callable[..., Any], fields: frozenset[str]) -> s
     """Explain why ``function`` can never be called with a payload of ``fields``.
 
     Only parameters that are required *and* never passed are a problem; a callback may
-    declare a catalogued field the host sometimes omits (that fails at call time, D-09).
+    declare a catalogued field the host sometimes omits (that fails at call time).
     """
     if not callable(function):
         return f"{function!r} is not callable"
@@ -257,7 +257,7 @@ class Callback:
 
     @property
     def sort_key(self) -> tuple[int, int, int]:
-        """D-19 order: group, then plugin (or config list) rank, then registration order."""
+        """Firing order: group, then plugin (or config list) rank, then registration order."""
         return (int(self.group), self.rank, self.seq)
 
     def stop(self) -> None:

@@ -1,8 +1,8 @@
 """The dispatcher: the one place where hook callbacks are called.
 
-For each firing it takes the callbacks in D-19 order from the manager, gives each its
-own copy of the payload narrowed to the names it accepts (D-09), runs it isolated and
-bounded as the hook's contract says (D-11..D-15), and feeds each result to the hook's
+For each firing it takes the callbacks in firing order from the manager, gives each its
+own copy of the payload narrowed to the names it accepts, runs it isolated and
+bounded as the hook's contract says, and feeds each result to the hook's
 aggregator (``_select``), which produces the one typed answer.  It also reports one
 :class:`~hermes_hooks.types.DecisionRecord` per callback run to subscribers.
 """
@@ -44,12 +44,13 @@ _COROUTINE = types.CoroutineType
 
 
 def _timeout_message(hook: str) -> str:
-    # D-14, byte-exact for pre_tool_call; the same shape for every other hook.
+    # The failure policy's block message: byte-exact for pre_tool_call; the same shape
+    # for every other hook.
     return f"{hook} plugin callback timed out or is still running"
 
 
 def _error_message(hook: str, callback: Callback, exc: BaseException, text: str) -> str:
-    # D-14: "<hook> plugin callback <qualname> raised <Type>: <first 200 chars>"
+    # "<hook> plugin callback <qualname> raised <Type>: <first 200 chars>"
     return (
         f"{hook} plugin callback {describe(callback.function)} raised {type(exc).__name__}: {text}"
     )
@@ -58,7 +59,7 @@ def _error_message(hook: str, callback: Callback, exc: BaseException, text: str)
 class Dispatcher:
     """Calls the callbacks of one :class:`HookManager`.
 
-    ``timeout`` is ``plugins.hook_callback_timeout`` as parsed at load (D-13);
+    ``timeout`` is ``plugins.hook_callback_timeout`` as parsed at load;
     0 runs every callback on the calling thread with no limit.
     """
 
@@ -71,7 +72,7 @@ class Dispatcher:
         #: stream lane) to the firing's context; set by telemetry, None otherwise.
         self.carry: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None
         self._listeners: Listeners[DecisionRecord] = Listeners(log, "decision-record")
-        self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane (D-61)
+        self._lanes: dict[str, StreamLane] = {}  # owner -> streaming lane
         #: The workers firings hand their bounded callbacks to (one per firing at a
         #: time); timeouts are charged to each callback's own runner.
         self.pool = BoundedRunner(
@@ -240,7 +241,7 @@ class Dispatcher:
     def _enqueue_all(
         self, plan: Plan, payload: dict[str, Any], callbacks: tuple[Callback, ...]
     ) -> None:
-        """Streaming observers (D-61): check the event once, then queue a copy per
+        """Streaming observers: check the event once, then queue a copy per
         callback; the token path never waits for a callback."""
         contract = plan.contract
         problem = event_problem(payload)
@@ -268,7 +269,7 @@ class Dispatcher:
 
         Hooks that live on the gateway loop (``pre_gateway_dispatch``) await async
         callbacks natively, cancelled at the limit, and run sync ones on a bounded
-        worker (D-10, D-48).  Every other hook runs its whole firing in a thread, so the
+        worker.  Every other hook runs its whole firing in a thread, so the
         caller's loop never blocks.
         """
         import asyncio  # only async hosts need it: not loaded with the package
@@ -284,7 +285,7 @@ class Dispatcher:
             started = time.perf_counter()
             try:
                 kwargs = callback_kwargs(callback, base, prepare(base, plan))
-                if not callback.runs_bounded:  # it bounds itself (D-15)
+                if not callback.runs_bounded:  # it bounds itself
                     value = await asyncio.to_thread(callback.function, **kwargs)
                 elif callback.is_async:
                     try:
@@ -308,7 +309,8 @@ class Dispatcher:
     # -- one callback ------------------------------------------------------------------
 
     def runner(self, callback: Callback) -> BoundedRunner:
-        """``callback``'s runner: its D-14 state (and its workers when it runs alone)."""
+        """``callback``'s runner: its failure state (timeouts, suppression) and its
+        workers when it runs alone."""
         runner = callback.runner
         if runner is None:
             runner = BoundedRunner(callback.name)
@@ -318,7 +320,7 @@ class Dispatcher:
         return runner
 
     def _bounded(self, plan: Plan, callback: Callback, kwargs: dict[str, Any]) -> Any:
-        """Run one callback on its worker under ``hook_callback_timeout`` (D-11, D-14)."""
+        """Run one callback on its worker under ``hook_callback_timeout``."""
         tool_call_id = kwargs.get("tool_call_id") if plan.one_per_call else None
         return self.runner(callback).call(
             callback.function if self.carry is None else self.carry(callback.function),
@@ -347,7 +349,9 @@ class Dispatcher:
             if answers is not Answers.ALWAYS and (
                 answers is Answers.NEVER or contract.shell is not ShellUse.DIRECTIVE
             ):
-                value = None  # OUT-12 and D-74: only SH-29 shell directives count
+                # Only the directives a shell hook may give count (block, modify, context,
+                # continue).
+                value = None
             try:
                 verdict, reason = aggregator.add(callback, value)
                 if type(reason) is Ignored and contract.fail_closed:
@@ -366,7 +370,7 @@ class Dispatcher:
         else:
             error = value
             failure = self._failure(contract, callback, value)
-            # The policy's on_error decides whether the failure blocks (D-11, D-14).
+            # The policy's on_error decides whether the failure blocks.
             verdict, reason = aggregator.fail(callback, failure, closed=contract.fail_closed)
         if degraded is not None:  # reported as the failure it was, whatever it returned
             verdict = "timeout" if degraded.kind == "timeout" else "error"

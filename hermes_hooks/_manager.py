@@ -10,8 +10,8 @@ Two ways in, one store:
   ``@hermes_hooks.hookimpl`` functions.
 
 Either way the dispatcher asks :meth:`HookManager.callbacks` for the ordered list,
-which follows D-19 (tryfirst, plain, trylast Python callbacks in plugin order; then shell
-hooks; then outbound webhooks) and never pluggy's LIFO.
+which follows the firing order (tryfirst, plain, trylast Python callbacks in plugin
+order; then shell hooks; then outbound webhooks) and never pluggy's LIFO.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ log = get_logger("hermes_hooks.manager")
 
 
 def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
-    """The did-you-mean tail of D-07/D-65: ``did you mean 'x'?`` or the valid list."""
+    """The did-you-mean tail of an unknown hook or event name: ``did you mean 'x'?``
+    or the valid list."""
     import difflib  # deferred: only a misspelt hook name needs it, never a plain load
 
     names = sorted(valid)
@@ -112,7 +113,7 @@ def contract_of(name: str) -> Contract:
 def order_group(
     owner: str, hook: str, *, tryfirst: bool, trylast: bool, warnings: WarnOnce
 ) -> Group:
-    """Where a Python callback sorts (D-19): both marks warn once (through the manager's
+    """Where a Python callback sorts: both marks warn once (through the manager's
     ``warnings``) and neither applies."""
     if tryfirst and trylast:
         warnings.warn(
@@ -180,9 +181,9 @@ class _Held:
 class HookManager(pluggy.PluginManager):
     """The plugin manager of one :class:`~hermes_hooks.hooks.Hooks` instance.
 
-    Holds the catalogue as hookspecs, refuses unknown hook names with a suggestion
-    (D-07), ignores duplicate registrations (D-08), remembers which owner registered
-    what so that an unload removes exactly that, and serves callbacks in D-19 order.
+    Holds the catalogue as hookspecs, refuses unknown hook names with a suggestion,
+    ignores duplicate registrations, remembers which owner registered
+    what so that an unload removes exactly that, and serves callbacks in firing order.
     """
 
     def __init__(self) -> None:
@@ -192,7 +193,9 @@ class HookManager(pluggy.PluginManager):
         self._lock = threading.RLock()
         self._seq = itertools.count()
         self._cache: dict[str, tuple[Callback, ...]] = {}
-        self._held: dict[str, _Held] = {}  # each hook's callables, for the D-08 check
+        self._held: dict[
+            str, _Held
+        ] = {}  # each hook's callables, to ignore a duplicate registration
         self._native: dict[Any, Callback] = {}  # HookImpl -> record, for pluggy plugins
         self._plugin_rank: dict[str, int] = {}
         self._requires: dict[str, tuple[str, ...]] = {}
@@ -231,8 +234,8 @@ class HookManager(pluggy.PluginManager):
         registering it gives its own (an in-process Python callback by default).
 
         Returns the new :class:`Callback`.  Raises :class:`PluginLoadError`, whose
-        message is the warning to log, when it is refused: an unknown hook (D-07), the
-        same callable already registered for this hook (D-08), or a signature the hook
+        message is the warning to log, when it is refused: an unknown hook, the
+        same callable already registered for this hook, or a signature the hook
         can never satisfy.  Callers log it and carry on, so an owner's other
         registrations survive.
         """
@@ -300,11 +303,11 @@ class HookManager(pluggy.PluginManager):
         return known.holds(function)
 
     def register(self, plugin: Any, name: str | None = None) -> str | None:
-        """pluggy's ``register``, plus the D-07 check and cache invalidation.
+        """pluggy's ``register``, plus the unknown-name check and cache invalidation.
 
         Hooks a plugin implements that are not in the catalogue are reported once and
         never fire; pluggy hookwrappers are refused because the dispatcher never runs
-        pluggy's call loop (D-09).
+        pluggy's call loop.
         """
         with self._lock:
             if not isinstance(plugin, _CallbackPlugin):
@@ -386,7 +389,7 @@ class HookManager(pluggy.PluginManager):
     # -- order -------------------------------------------------------------------------
 
     def set_requirements(self, owner: str, requires: Iterable[str]) -> None:
-        """Record a Python plugin's ``requires_plugins`` (D-18); order follows them."""
+        """Record a Python plugin's ``requires_plugins``; order follows them."""
         with self._lock:
             self._requires[owner] = tuple(requires)
             self._recompute_ranks()
@@ -397,7 +400,7 @@ class HookManager(pluggy.PluginManager):
             self._recompute_ranks()
 
     def _recompute_ranks(self) -> None:
-        """D-18: code-point order of plugin keys, each moved only as far as needed to
+        """Code-point order of plugin keys, each moved only as far as needed to
         follow the plugins in its ``requires_plugins``."""
         pending = sorted(self._plugin_rank)
         placed: list[str] = []
@@ -420,7 +423,7 @@ class HookManager(pluggy.PluginManager):
         self._cache.clear()
 
     def plugin_order(self) -> list[str]:
-        """Python plugin keys in plugin order (D-18)."""
+        """Python plugin keys in plugin order."""
         return sorted(self._plugin_rank, key=self._plugin_rank.__getitem__)
 
     def freeze(self) -> None:
@@ -445,7 +448,7 @@ class HookManager(pluggy.PluginManager):
         return self.callbacks(hook)
 
     def callbacks(self, hook: str) -> tuple[Callback, ...]:
-        """The callbacks of ``hook`` in D-19 order (cached until the next change)."""
+        """The callbacks of ``hook`` in firing order (cached until the next change)."""
         cached = self._cache.get(hook)
         if cached is not None:
             return cached

@@ -68,25 +68,25 @@ class Plan:
         self.aggregator = AGGREGATORS[contract.selection]
         self.bounded = contract.policy.bounded
         self.queued = contract.policy.thread is Thread.QUEUE
-        #: The policy's on_error: a failed callback blocks the guarded action (D-14).
+        #: The policy's on_error: a failed callback blocks the guarded action.
         self.fail_closed = contract.fail_closed
         if self.fail_closed and not self.aggregator.can_block:
             raise TypeError(
                 f"{contract.name}: fails closed, but its selection "
                 f"{contract.selection.value!r} has no answer that blocks"
             )
-        #: A guard never runs twice at once for one tool call (D-14): the bounded
+        #: A guard never runs twice at once for one tool call: the bounded
         #: runner refuses a second firing with the same ``tool_call_id``.
         self.one_per_call = self.fail_closed and "tool_call_id" in contract.field_names
         #: Fields whose catalogue type admits a dict or list: the only declared fields
-        #: whose values need a per-callback copy (D-09, D-21).
+        #: whose values need a per-callback copy.
         self.maybe_containers = tuple(
             f.name
             for f in contract.fields
             if not {part.strip() for part in f.type.split("|")} <= _SCALAR_TYPES
         )
         self.declared = contract.field_names | {TELEMETRY_FIELD}
-        #: Whether callbacks get the envelope marker (D-17).
+        #: Whether callbacks get the envelope marker.
         self.marker = contract.marker
 
 
@@ -100,10 +100,10 @@ def _nests(items: Any) -> bool:
 
 
 def prepare(payload: dict[str, Any], plan: Plan) -> dict[str, bool]:
-    """Add the D-17 marker to ``payload`` (the firing owns it) and map each key holding
-    a dict or list to whether it nests others: a flat one is isolated by a shallow
-    copy, a nested one is cloned.  Only fields whose type admits a container, and keys
-    the catalogue does not declare, are looked at."""
+    """Add the ``telemetry_schema_version`` marker to ``payload`` (the firing owns it)
+    and map each key holding a dict or list to whether it nests others: a flat one is
+    isolated by a shallow copy, a nested one is cloned.  Only fields whose type admits a
+    container, and keys the catalogue does not declare, are looked at."""
     if plan.marker and TELEMETRY_FIELD not in payload:
         payload[TELEMETRY_FIELD] = TELEMETRY_VERSION
     copies: dict[str, bool] = {}
@@ -116,7 +116,7 @@ def prepare(payload: dict[str, Any], plan: Plan) -> dict[str, bool]:
             copies[key] = _nests(value) if value else False
     declared = plan.declared
     if len(payload) > len(declared) or not payload.keys() <= declared:
-        for key in payload.keys() - declared:  # fields a host added (PL-04)
+        for key in payload.keys() - declared:  # fields a host added
             value = payload[key]
             kind = type(value)
             if kind is dict:
@@ -129,7 +129,7 @@ def prepare(payload: dict[str, Any], plan: Plan) -> dict[str, bool]:
 def callback_kwargs(
     callback: Callback, base: dict[str, Any], copies: dict[str, bool]
 ) -> dict[str, Any]:
-    """One callback's own copy of the payload (D-09, D-21): everything for a
+    """One callback's own copy of the payload: everything for a
     ``**kwargs`` callback, else only the names it declares; containers copied (flat
     ones shallowly, nested ones cloned) so no callback sees another's mutations."""
     if callback.accepts_all:

@@ -79,7 +79,7 @@ class Failure:
 
 
 def directive_word(value: Any) -> str:
-    """D-20: a directive word, trimmed and lower-cased; ``""`` if not a string.  The
+    """A directive word, trimmed and lower-cased; ``""`` if not a string.  The
     shell and Claude Code output readers use it too, so every dialect compares alike."""
     return value.strip().lower() if isinstance(value, str) else ""
 
@@ -131,7 +131,7 @@ class Aggregator:
 
 
 class ToolDecisionAggregator(Aggregator):
-    """``pre_tool_call`` (D-20, D-21, D-22): block beats approve beats modify."""
+    """``pre_tool_call``: block beats approve beats modify."""
 
     __slots__ = ("approve", "args", "block", "modified")
     can_block = True
@@ -154,7 +154,7 @@ class ToolDecisionAggregator(Aggregator):
             message = first_text(value.get("message"))
             if message is None:  # the callback's own default, if it has one
                 message = callback.block_message
-            if message is None:  # a message-less Python block is ignored (D-20)
+            if message is None:  # a message-less Python block is ignored
                 return (
                     "none",
                     Ignored(
@@ -189,7 +189,7 @@ class ToolDecisionAggregator(Aggregator):
                         "return {'action': 'modify', 'args': {...}} with the new arguments",
                     ),
                 )
-            if self.block is not None:  # modifies stop at the first valid block (D-21)
+            if self.block is not None:  # modifies stop at the first valid block
                 return ("none", "modify after a block discarded")
             # "replace": the whole input instead of a shallow merge (Claude Code's
             # updatedInput); later modifies merge over it as usual.
@@ -222,7 +222,7 @@ class ToolDecisionAggregator(Aggregator):
         )
 
     def fail(self, callback: Callback, failure: Failure, *, closed: bool = False) -> Outcome:
-        # D-14: when the policy fails closed the failure blocks; the first block's
+        # When the policy fails closed the failure blocks; the first block's
         # message is used.
         if closed and self.block is None:
             self.block = failure.message
@@ -238,7 +238,7 @@ class ToolDecisionAggregator(Aggregator):
 
 
 class ContextAggregator(Aggregator):
-    """``pre_llm_call`` (D-30..D-32): every valid piece, joined with one blank line."""
+    """``pre_llm_call``: every valid piece, joined with one blank line."""
 
     __slots__ = ("pieces",)
     SEPARATOR: ClassVar[str] = "\n\n"
@@ -262,7 +262,7 @@ class ContextAggregator(Aggregator):
 
 
 class FirstStringAggregator(Aggregator):
-    """Tool and terminal transforms: the first ``str`` wins, ``""`` included (D-16)."""
+    """Tool and terminal transforms: the first ``str`` wins, ``""`` included."""
 
     __slots__ = ("winner",)
     accept_empty: ClassVar[bool] = True
@@ -284,14 +284,14 @@ class FirstStringAggregator(Aggregator):
 
 
 class FirstNonEmptyStringAggregator(FirstStringAggregator):
-    """``transform_llm_output``: the first non-empty string wins (D-16, D-34)."""
+    """``transform_llm_output``: the first non-empty string wins."""
 
     __slots__ = ()
     accept_empty = False
 
 
 class FieldMergeAggregator(Aggregator):
-    """``pre_transcription`` (D-28): string fields applied in order, last writer wins."""
+    """``pre_transcription``: string fields applied in order, last writer wins."""
 
     __slots__ = ("fields",)
     FIELDS: ClassVar[tuple[str, ...]] = ("prompt", "language", "model")
@@ -319,7 +319,7 @@ class FieldMergeAggregator(Aggregator):
 
 
 class VerifyAggregator(Aggregator):
-    """``pre_verify`` (D-36): the first valid continue (or block-the-stop) message."""
+    """``pre_verify``: the first valid continue (or block-the-stop) message."""
 
     __slots__ = ("directive",)
 
@@ -345,7 +345,7 @@ class VerifyAggregator(Aggregator):
 
 
 def _classification(value: Any) -> ErrorClassification | None:
-    """D-38: a dict with a known ``reason`` becomes a classification; else None."""
+    """A dict with a known ``reason`` becomes a classification; else None."""
     reason = _action(value, "reason")
     if reason not in FAILOVER_REASONS:
         return None
@@ -367,7 +367,7 @@ def _classification(value: Any) -> ErrorClassification | None:
 
 
 class ClassificationAggregator(Aggregator):
-    """``transform_api_error_classification`` (D-16, D-38): first valid dict wins."""
+    """``transform_api_error_classification``: first valid dict wins."""
 
     __slots__ = ("losers", "winner")
 
@@ -398,7 +398,7 @@ class ClassificationAggregator(Aggregator):
 
 
 class DispatchAggregator(Aggregator):
-    """``pre_gateway_dispatch`` (D-48): the first recognised action dict decides."""
+    """``pre_gateway_dispatch``: the first recognised action dict decides."""
 
     __slots__ = ("decision",)
 

@@ -1,4 +1,4 @@
-"""Bounded execution on long-lived per-callback workers (D-11, D-14).
+"""Bounded execution on long-lived per-callback workers.
 
 Starting a thread per call costs far more than handing work to a thread that already
 exists, so each bounded callback keeps a small pool of idle workers.  A firing takes an
@@ -6,7 +6,7 @@ idle worker (or starts one), hands it the call and waits up to the limit.  A wor
 that misses the limit is *abandoned*: the caller moves on, the worker finishes its call
 in the background and then exits.  Abandoned workers never come back to the pool.
 
-Per callback (D-14): after a timeout the callback is suppressed for 60 s (firings count
+Per callback: after a timeout the callback is suppressed for 60 s (firings count
 as timeouts); one ``tool_call_id`` never runs twice at once; at most three abandoned
 workers may be alive, and at that cap the callback is skipped.
 
@@ -185,12 +185,12 @@ def workers_alive() -> int:
 def run_coroutine(
     coro: Coroutine[Any, Any, Any], loop: asyncio.AbstractEventLoop | None = None
 ) -> Any:
-    """Run ``coro`` to completion on ``loop``, or on a fresh loop of its own (D-10).
+    """Run ``coro`` to completion on ``loop``, or on a fresh loop of its own.
 
     Workers pass their private loop so repeated async callbacks do not pay for a new
     loop each time.  A thread that is already running a loop (an async host calling a
     sync entry point) hands the coroutine to a helper thread and waits up to 30 s, as
-    D-10 says for caller-thread hooks.
+    the policy says for hooks that run on the caller's thread.
     """
     import asyncio
 
@@ -297,8 +297,8 @@ class _Worker(threading.Thread):
 class BoundedRunner:
     """Runs one callback under a time limit, on reusable workers.
 
-    ``suppress_after_timeout`` turns on D-14's 60 s window for plugin callbacks; the
-    gateway's per-hook lanes (D-01) use the abandonment cap without it.
+    ``suppress_after_timeout`` turns on the 60 s window after a timeout for plugin callbacks; the
+    gateway's per-hook lanes use the abandonment cap without it.
     """
 
     __slots__ = (
@@ -338,8 +338,9 @@ class BoundedRunner:
         self._closed = False
 
     def admit(self, tool_call_id: str | None) -> bool:
-        """The D-14 refusals (raised as :class:`Suppressed` or :class:`Hung`); marks
-        ``tool_call_id`` in flight until :meth:`finish` and says whether it did.
+        """The refusals of a callback that timed out or hung (raised as
+        :class:`Suppressed` or :class:`Hung`); marks ``tool_call_id`` in flight until
+        :meth:`finish` and says whether it did.
 
         Each check only when its state is set, and the mark without a lock (a guard
         with a ``tool_call_id`` comes here on every firing): ``dict.setdefault`` is
@@ -378,7 +379,7 @@ class BoundedRunner:
 
     def _checkout(self, tool_call_id: str | None, wait: float | None) -> _Worker:
         """An idle worker, or a new one within the thread budget (waiting up to
-        ``wait`` seconds for a slot), after the D-14 refusals."""
+        ``wait`` seconds for a slot), after those refusals."""
         self.admit(tool_call_id)
         worker = self._take_idle()
         if worker is not None:
@@ -515,7 +516,7 @@ class BoundedRunner:
         timeout: float | None,
     ) -> Any:
         """Await ``function(*args, **kwargs)`` run on a worker, for at most ``timeout``
-        seconds, without blocking the running loop (D-01, D-48).  At the thread limit
+        seconds, without blocking the running loop.  At the thread limit
         it fails quickly with :class:`Busy` rather than block the loop."""
         import asyncio
 

@@ -24,7 +24,6 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from hermes_hooks._yaml import KeyPath, YamlDocument, YamlIssue, key_text
-from hermes_hooks.claude.tables import EVENTS
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.schemas import FILE_SCHEMAS
 
@@ -118,7 +117,14 @@ def _misplaced_hooks(data: Mapping[Any, Any], depth: int = 4) -> Iterator[tuple[
         return
 
     events = {name: c.fail_closed for name, c in CATALOGUE.items()}
-    events.update((row.name, CATALOGUE[row.event].fail_closed) for row in EVENTS)
+    # Another agent's event names (Claude Code's PreToolUse) name hooks too.
+    from hermes_hooks.shell.dialect import every_dialect
+
+    events.update(
+        (name, CATALOGUE[ours].fail_closed)
+        for dialect in every_dialect()
+        for name, ours in dialect.events.items()
+    )
     for path, block in found:
         named = [events[str(k)] for k in block if str(k) in events]
         if named:

@@ -25,9 +25,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks.claude.tables import DIALECTS, EVENTS
 from hermes_hooks.envelope import TOOL_EVENTS
 from hermes_hooks.hookspecs import CATALOGUE, TELEMETRY_FIELD, TELEMETRY_VERSION
+from hermes_hooks.shell.dialect import DIALECTS, every_dialect
 
 __all__ = ["FILE_SCHEMAS", "all_schemas", "annotation_schema", "event_schema", "write_all"]
 
@@ -315,7 +315,11 @@ def _config_hooks_schema() -> dict[str, Any]:
         "properties": {
             "outbound": {"type": "array", "items": target},
             **{event: {"type": "array", "items": shell_entry} for event in events},
-            **{row.name: {"type": "array", "items": shell_entry} for row in EVENTS},
+            **{
+                name: {"type": "array", "items": shell_entry}
+                for dialect in every_dialect()
+                for name in dialect.events
+            },
         },
         "additionalProperties": True,
     }

@@ -23,7 +23,7 @@ __all__ = [
 
 class FailoverReason:
     """The error-classification reasons a ``transform_api_error_classification`` hook may
-    return (D-38), as string constants."""
+    return, as string constants."""
 
     AUTH = "auth"
     AUTH_PERMANENT = "auth_permanent"
@@ -48,7 +48,7 @@ class FailoverReason:
     UNKNOWN = "unknown"
 
 
-#: Every ``FailoverReason`` value, in the order D-38 lists them.
+#: Every ``FailoverReason`` value, in the catalogue's order.
 FAILOVER_REASONS: tuple[str, ...] = tuple(
     value for key, value in vars(FailoverReason).items() if key.isupper()
 )
@@ -56,7 +56,7 @@ FAILOVER_REASONS: tuple[str, ...] = tuple(
 
 @dataclass(slots=True)
 class ToolDecision:
-    """The aggregated answer of ``pre_tool_call`` (D-20..D-22).
+    """The aggregated answer of ``pre_tool_call``.
 
     ``action`` is ``"allow"`` (run the tool with ``args``), ``"block"`` (return
     ``message`` to the model as an error) or ``"approve"`` (ask the approval gate, keyed
@@ -79,7 +79,7 @@ class ToolDecision:
 
 @dataclass(slots=True)
 class TranscriptionRequest:
-    """The STT request fields after ``pre_transcription`` (D-28); ``None`` = default."""
+    """The STT request fields after ``pre_transcription``; ``None`` = default."""
 
     prompt: str | None
     language: str | None
@@ -88,14 +88,14 @@ class TranscriptionRequest:
 
 @dataclass(slots=True)
 class VerifyDirective:
-    """A ``pre_verify`` answer that keeps the turn going with ``message`` (D-36)."""
+    """A ``pre_verify`` answer that keeps the turn going with ``message``."""
 
     message: str
 
 
 @dataclass(slots=True)
 class ErrorClassification:
-    """A claimed API-error classification (D-38); ``None`` fields keep the built-in hint."""
+    """A claimed API-error classification; ``None`` fields keep the built-in hint."""
 
     reason: str
     retryable: bool | None = None
@@ -108,7 +108,7 @@ class ErrorClassification:
 
 @dataclass(slots=True)
 class DispatchDecision:
-    """The deciding ``pre_gateway_dispatch`` answer (D-48).
+    """The deciding ``pre_gateway_dispatch`` answer.
 
     ``action`` is ``"skip"`` (drop the message), ``"rewrite"`` (dispatch ``text``
     instead) or ``"allow"`` (normal dispatch).

@@ -177,6 +177,55 @@ def _within(found: set[str], package: str) -> list[str]:
     return sorted(m for m in found if m == prefix or m.startswith(prefix + "."))
 
 
+#: The closed core: the catalogue, the facade, the dispatcher and what it runs on. It
+#: names no hook system: each system registers callbacks that carry their own policy.
+CORE_MODULES = (
+    "_callback",
+    "_capabilities",
+    "_contract",
+    "_dispatch",
+    "_handoff",
+    "_isolation",
+    "_manager",
+    "_plan",
+    "_select",
+    "_stream",
+    "_workers",
+    "config",
+    "errors",
+    "sources",
+    "types",
+)
+
+
+def test_every_hook_system_is_a_package_of_its_own() -> None:
+    assert [p for p in PEER_PACKAGES if not (PACKAGE / p / "__init__.py").is_file()] == []
+    assert not (PACKAGE / "adapters").exists()
+
+
+def test_the_core_imports_no_hook_system() -> None:
+    # Counting imports inside functions and type-only ones: the core knows no adapter.
+    modules = _modules()
+    core = {f"hermes_hooks.{name}" for name in CORE_MODULES} | {
+        name
+        for name in modules
+        if name.startswith(("hermes_hooks.hookspecs", "hermes_hooks._facade"))
+    }
+    assert core <= set(modules)
+    offenders = {
+        name: named
+        for name in sorted(core)
+        if (
+            named := [
+                m
+                for package in PEER_PACKAGES
+                for m in _within(_every_import(modules[name], set(modules)), package)
+            ]
+        )
+    }
+    assert offenders == {}
+
+
 def test_the_shell_package_never_imports_the_claude_package() -> None:
     # Claude Code is a dialect the shell finds through its registry (data), never an
     # import: not at run time, not inside a function, not for type checking.

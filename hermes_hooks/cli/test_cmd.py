@@ -33,6 +33,7 @@ from hermes_hooks.envelope import TOOL_EVENTS
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.shell import consent
 from hermes_hooks.shell.config import parse_hooks
+from hermes_hooks.shell.dialect import entry_matches
 from hermes_hooks.shell.hook import run_once
 from hermes_hooks.shell.pin import resolve
 from hermes_hooks.shell.pin_check import refusal
@@ -169,7 +170,7 @@ def _fire_shell(
     config = read_config(home)
     entries = parse_hooks(config, str(home / "config.yaml"), base=home).for_event(event)
     if args.for_tool:
-        entries = [e for e in entries if e.matches(args.for_tool)]
+        entries = [e for e in entries if entry_matches(e, args.for_tool)]
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)
     allowlist = consent.Allowlist(home)
     approved = {(a.event, a.command): a for a in allowlist.approvals()}
@@ -197,7 +198,7 @@ def _fire_shell(
             else:
                 text.append(f"      {NOT_ALLOWLISTED}")
                 text.append(f"      approve it with: {approve_hint(event, entry.command)}")
-        elif not entry.matches(tool) and entry.matcher is not None:
+        elif not entry_matches(entry, tool) and entry.matcher is not None:
             report["status"] = "not matched"
             text.append(f"      – matcher {entry.matcher!r} does not match tool {tool!r}: not run")
         else:

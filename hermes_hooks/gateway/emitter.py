@@ -1,12 +1,13 @@
 """``hooks.gateway``: emitting gateway events to the hooks that subscribe to them.
 
-``await hooks.gateway.emit(event, context)`` only enqueues and returns (D-01): each
-matching hook, in D-05 order, gets its own deep copy of ``context`` on its own lane, and
+``await hooks.gateway.emit(event, context)`` only enqueues and returns: each
+matching hook, in handler order (exact-name subscribers, then wildcard ones, each by
+directory name), gets its own deep copy of ``context`` on its own lane, and
 a slow hook delays only itself.  An async handler runs on its hook's own event loop
 (:mod:`hermes_hooks.gateway.loops`), so one that blocks instead of awaiting never
 stalls the gateway's loop; ``host_loop: true`` in ``HOOK.yaml`` opts out.
 ``await hooks.gateway.emit_command(...)`` is the one awaited emission, for slash
-commands (D-02).
+commands.
 
 Every handler call is isolated the way the plugin dispatcher isolates callbacks:
 anything raised (``SystemExit`` included) is caught and logged once (WARNING the first time,
@@ -45,7 +46,7 @@ from hermes_hooks.gateway.lanes import (
     offer_each,
 )
 from hermes_hooks.gateway.loops import HandlerLoop
-from hermes_hooks.telemetry import carried, entered
+from hermes_hooks.telemetry.context import carried, entered
 
 __all__ = ["CallRecord", "GatewayEmitter", "GatewayHook"]
 
@@ -101,7 +102,7 @@ class GatewayHook:
         handle: Callable[..., Any],
         host_loop: bool = False,
     ) -> None:
-        self.key = key  # the directory name: order (D-05) and identity
+        self.key = key  # the directory name: order and identity
         self.name = name
         self.path = path  # handler.py, named in every message about this hook
         self.handle = handle
@@ -111,7 +112,8 @@ class GatewayHook:
         prefixes = {wildcard_prefix(e) for e in events}
         self.prefixes: frozenset[str] = frozenset(p for p in prefixes if p is not None)
         self.exact: frozenset[str] = frozenset(e for e in events if wildcard_prefix(e) is None)
-        # D-01 bounds each call; D-14's suppression window is for plugin callbacks.
+        # Each call is bounded by the hook timeout; the suppression window after a timeout is
+        # for plugin callbacks only.
         self.runner = BoundedRunner(f"gateway:{key}", suppress_after_timeout=False)
         #: The async handler's own event loop; None for a plain ``def`` (it runs on a
         #: worker thread) and for ``host_loop: true`` (it runs where the host emits).
@@ -150,7 +152,7 @@ def _is_flat(context: Mapping[str, Any]) -> bool:
 
 
 def _copy_context(context: Mapping[str, Any], flat: bool = False) -> dict[str, Any]:
-    """A private deep copy per call (D-01); uncopyable values fall back to sharing.
+    """A private deep copy per call; uncopyable values fall back to sharing.
     ``flat``: the caller checked :func:`_is_flat` (once per event, not per hook).
 
     Never raises: a context nested past the recursion limit, or holding a cycle (which
@@ -218,7 +220,7 @@ class GatewayEmitter:
             self._stop(hook, time.monotonic())
 
     def subscribers(self, event: str) -> tuple[GatewayHook, ...]:
-        """The hooks that receive ``event``, in D-05 order.
+        """The hooks that receive ``event``, in handler order.
 
         Exact subscribers first, then ``<prefix>:*`` subscribers, each group in
         directory-name order; a hook subscribed both ways appears once, as exact.
@@ -255,7 +257,7 @@ class GatewayEmitter:
     # -- emission ----------------------------------------------------------------------
 
     async def emit(self, event: str, context: Mapping[str, Any] | None = None) -> None:
-        """Queue ``event`` for every subscribed hook and return at once (D-01).
+        """Queue ``event`` for every subscribed hook and return at once.
 
         Each hook gets its own deep copy of ``context``.  A hook whose lane already holds
         256 events drops this one with a WARNING.  Never raises into the host.
@@ -311,14 +313,14 @@ class GatewayEmitter:
         raw_command: str | None = None,
         raw_args: str | None = None,
     ) -> CommandDecision:
-        """Fire ``command:<canonical>`` and await the hooks' decision (D-02).
+        """Fire ``command:<canonical>`` and await the hooks' decision.
 
         ``command`` is the canonical name (an alias already resolved by the host; it is
         trimmed, stripped of ``/`` and lower-cased here), ``args`` the argument text.
         The context gets ``command``, ``args`` (trimmed), ``raw_command`` (the name as
         typed, default ``command``) and ``raw_args`` (default ``args`` as received), on
         top of the host's keys (``platform``, ``user_id``).  Handlers run one after
-        another in D-05 order, each bounded and isolated; the first non-allow decision
+        another in handler order, each bounded and isolated; the first non-allow decision
         wins.  Returns an allow decision when no hook decides.
         """
         canonical = canonical_command(command) if isinstance(command, str) else ""

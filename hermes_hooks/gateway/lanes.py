@@ -1,4 +1,4 @@
-"""Per-hook lanes (D-01): a bounded FIFO per gateway hook, drained by one worker.
+"""Per-hook lanes: a bounded FIFO per gateway hook, drained by one worker.
 
 A :class:`Lane` holds the hook's pending events and, while it has any, one asyncio task
 that delivers them in order: on the hook's own :class:`~hermes_hooks.gateway.loops.
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LANE_CAPACITY", "BatchTimer", "Entry", "Lane", "Overran", "await_bounded", "offer_each"]
 
-#: Pending events per hook before new ones are dropped (D-01).
+#: Pending events per hook before new ones are dropped.
 LANE_CAPACITY = 256
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "Execute",
     "dialect_named",
     "dialect_of",
+    "entry_matches",
     "event_for_key",
     "every_dialect",
     "normalise_dialect",
@@ -161,6 +162,12 @@ def dialect_named(name: str) -> Dialect:
 def dialect_of(entry: ShellEntry) -> Dialect:
     """The dialect ``entry`` is written in."""
     return dialect_named(entry.dialect)
+
+
+def entry_matches(entry: ShellEntry, tool_name: Any) -> bool:
+    """Whether ``entry``'s matcher accepts our tool ``tool_name``, by its dialect's rules
+    (the Hermes dialect's: a regular expression matching the whole name)."""
+    return dialect_of(entry).matches(entry, tool_name)
 
 
 def every_dialect() -> Iterator[Dialect]:

@@ -5,7 +5,7 @@ shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol
 
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.hookspecs import CATALOGUE
@@ -108,10 +108,3 @@ class ShellEntry:
         the catalogue counts as one, since in doubt a gate runs."""
         contract = CATALOGUE.get(self.event)
         return contract is None or contract.fail_closed
-
-    def matches(self, tool_name: Any) -> bool:
-        """Whether the entry's matcher accepts our tool ``tool_name``, by its
-        dialect's rules (the Hermes dialect's: a regex matching the whole name)."""
-        from hermes_hooks.shell.dialect import dialect_of
-
-        return dialect_of(self).matches(self, tool_name)

@@ -40,7 +40,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from hermes_hooks.telemetry import trace_environment
+from hermes_hooks.telemetry.context import trace_environment
 
 __all__ = [
     "DRAIN_SECONDS",

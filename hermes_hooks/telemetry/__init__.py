@@ -34,8 +34,6 @@ with none, firings cost what they cost with telemetry off.
 
 from __future__ import annotations
 
-import contextvars
-import inspect
 import os
 import threading
 import time
@@ -46,8 +44,17 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import exception_text, excerpt, get_logger, warn_once
 from hermes_hooks._version import __version__
-from hermes_hooks._workers import run_coroutine
 from hermes_hooks.hookspecs import VALID_HOOKS
+from hermes_hooks.telemetry.context import (
+    FIRING,
+    Firing,
+    activate,
+    active,
+    carried,
+    entered,
+    trace_environment,
+    trace_headers,
+)
 from hermes_hooks.telemetry.metrics import (
     SCOPE,
     Instruments,
@@ -57,6 +64,7 @@ from hermes_hooks.telemetry.metrics import (
 )
 from hermes_hooks.telemetry.providers import (
     PROVIDERS,
+    Instrumented,
     api_available,
     api_installed,
     check_telemetry,
@@ -72,7 +80,6 @@ if TYPE_CHECKING:
 
     from hermes_hooks._dispatch import Dispatcher
     from hermes_hooks.gateway.emitter import CallRecord, GatewayEmitter
-    from hermes_hooks.hooks import Hooks
 
 __all__ = [
     "INSTRUMENTATION_NAME",
@@ -100,13 +107,8 @@ INSTRUMENTATION_NAME = SCOPE
 _STRENGTH = ("block", "approve", "modify", "replaced", "context")
 _FAILED = frozenset({"error", "timeout", "skipped"})
 
-_active = False  # has any load enabled telemetry? (the shell and webhook seams ask)
-_firing: contextvars.ContextVar[_Firing | None] = contextvars.ContextVar(
-    "hermes_hooks_firing", default=None
-)
 
-
-def instrument(hooks: Hooks) -> Telemetry | None:
+def instrument(hooks: Instrumented) -> Telemetry | None:
     """The :class:`Telemetry` of ``hooks``, or None when the API is absent or
     ``telemetry.otel`` is false (then the facade calls the dispatcher directly)."""
     enabled, problem = otel_setting(hooks.config, str(hooks.home / "config.yaml"))
@@ -118,78 +120,6 @@ def instrument(hooks: Hooks) -> Telemetry | None:
 
 
 # -- context into hooks ----------------------------------------------------------------
-
-
-def _w3c_carrier() -> dict[str, str]:
-    """The current context as W3C ``traceparent``/``tracestate`` entries (empty
-    when no valid span is current).  Only W3C trace context: no baggage leaves the
-    process through a hook."""
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
-
-    carrier: dict[str, str] = {}
-    TraceContextTextMapPropagator().inject(carrier)
-    return carrier
-
-
-def trace_environment(env: dict[str, str] | None) -> dict[str, str] | None:
-    """``env`` (None: this process's environment) with ``TRACEPARENT`` and
-    ``TRACESTATE`` of the current span, the convention for handing trace context to
-    a child process.  Unchanged outside a traced firing (telemetry off for this load,
-    or no load has it on): a load with ``otel: false`` never passes context on."""
-    if not _active or _firing.get() is None:
-        return env
-    carrier = _w3c_carrier()
-    if not carrier:
-        return env
-    merged = dict(os.environ if env is None else env)
-    merged["TRACEPARENT"] = carrier["traceparent"]
-    if "tracestate" in carrier:
-        merged["TRACESTATE"] = carrier["tracestate"]
-    else:  # an inherited TRACESTATE belongs to another trace
-        merged.pop("TRACESTATE", None)
-    return merged
-
-
-def trace_headers(headers: dict[str, str]) -> dict[str, str]:
-    """Add ``traceparent`` (and ``tracestate``) of the current span to ``headers``,
-    in place, and return them.  Unchanged outside a traced firing."""
-    if _active and _firing.get() is not None:
-        headers.update(_w3c_carrier())
-    return headers
-
-
-def carried(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` bound to a copy of the current context, so it runs inside the
-    firing's context on whatever thread picks it up (a bounded worker, a stream lane,
-    a gateway handler's worker).  A coroutine it returns is driven inside it too."""
-    context = contextvars.copy_context()
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return context.run(_call_through, function, args, kwargs)
-
-    return call
-
-
-def _call_through(
-    function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    result = function(*args, **kwargs)
-    if inspect.iscoroutine(result):
-        return run_coroutine(result)
-    return result
-
-
-# -- the firing span -------------------------------------------------------------------
-
-
-class _Firing:
-    """What the records of one firing contribute to its span."""
-
-    __slots__ = ("recording", "verdicts")
-
-    def __init__(self) -> None:
-        self.verdicts: list[str] = []
-        self.recording = True
 
 
 class _Api:
@@ -261,8 +191,7 @@ class Telemetry:
     to the dispatcher: no span, no metric, no context copies for bounded callbacks.
     """
 
-    def __init__(self, hooks: Hooks) -> None:
-        global _active
+    def __init__(self, hooks: Instrumented) -> None:
         self._hooks = weakref.ref(hooks)
         self._dispatcher: Dispatcher = hooks.dispatcher
         self._manager = hooks.manager
@@ -281,7 +210,7 @@ class Telemetry:
         self._live = False
         if explicit_provider(self._tracer_provider, self._meter_provider):
             self._observe()
-        _active = True
+        activate()
 
     def _observe(self) -> None:
         """Start making spans: hear every callback run, and carry the firing's context
@@ -362,7 +291,7 @@ class Telemetry:
     def _begin(self, hook: str, payload: Mapping[str, Any], callbacks: int) -> tuple[Any, ...]:
         if self._tracer is None and not self._bind():
             return _UNTRACED
-        firing = _Firing()
+        firing = Firing()
         try:
             span = self._tracer.start_span(hook, attributes=_attributes(hook, payload, callbacks))
             firing.recording = span.is_recording()
@@ -370,14 +299,14 @@ class Telemetry:
         except Exception as exc:
             _broken(hook, "start", exc)
             firing.recording = False  # and so no callback spans either
-            return firing, _firing.set(firing), None, None
-        return firing, _firing.set(firing), span, token
+            return firing, FIRING.set(firing), None, None
+        return firing, FIRING.set(firing), span, token
 
     def _end(self, hook: str, answer: Any, opened: tuple[Any, ...]) -> None:
         firing, marker, span, token = opened
         if marker is None:  # not traced at all (telemetry could not be set up)
             return
-        _firing.reset(marker)
+        FIRING.reset(marker)
         if span is None:
             return
         try:
@@ -451,7 +380,7 @@ class Telemetry:
             _broken(record.hook, "record a callback in", exc)
 
     def _record_run(self, record: DecisionRecord) -> None:
-        firing = _firing.get()
+        firing = FIRING.get()
         if firing is not None:
             firing.verdicts.append(record.verdict)
             if not firing.recording:  # not sampled (or a no-op provider): no children
@@ -599,7 +528,7 @@ class Telemetry:
 def replay_span(path: str) -> Iterator[None]:
     """A span around the replay of one recording, so its firings form one trace
     (nothing when no load has telemetry on, or the API cannot be imported)."""
-    if not _active or not api_available():
+    if not active() or not api_available():
         yield
         return
     from opentelemetry import trace
@@ -611,19 +540,3 @@ def replay_span(path: str) -> Iterator[None]:
         f"replay {os.path.basename(path)}", attributes={"hermes.replay.file": path}
     ):
         yield
-
-
-@contextmanager
-def entered(carry: Context | None) -> Iterator[None]:
-    """Run the block inside ``carry`` (a context :meth:`Telemetry.gateway_emit`
-    returned); nothing happens for None."""
-    if carry is None:
-        yield
-        return
-    from opentelemetry import context
-
-    token = context.attach(carry)
-    try:
-        yield
-    finally:
-        context.detach(token)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_hooks._contract import Thread
 from hermes_hooks.hookspecs import CATALOGUE
@@ -20,8 +20,18 @@ from hermes_hooks.hookspecs import CATALOGUE
 if TYPE_CHECKING:
     from opentelemetry.metrics import CallbackOptions, Observation
 
-    from hermes_hooks.hooks import Hooks
-    from hermes_hooks.telemetry import Telemetry
+    from hermes_hooks.telemetry.providers import Instrumented
+
+
+class Observed(Protocol):
+    """A load's telemetry as the queue gauges read it."""
+
+    def dropped(self) -> dict[str, int]:
+        """Events dropped so far, per queue."""
+
+    def outbox_depth(self) -> dict[str, int]:
+        """Durable deliveries waiting, per webhook target."""
+
 
 __all__ = ["SCOPE", "Instruments", "instruments_for", "outbox_depths", "queue_drops"]
 
@@ -48,7 +58,7 @@ class Instruments:
             "hermes.callback.duration", unit="s", description="Duration of one callback run"
         )
         #: The loads whose queues these instruments observe.
-        self.live: weakref.WeakSet[Telemetry] = weakref.WeakSet()
+        self.live: weakref.WeakSet[Observed] = weakref.WeakSet()
         meter.create_observable_counter(
             "hermes.queue.dropped",
             callbacks=[self._observe_dropped],
@@ -96,7 +106,7 @@ def instruments_for(meter_provider: Any) -> Instruments:
         return found
 
 
-def _outbound_lanes(hooks: Hooks) -> list[tuple[str, Any]]:
+def _outbound_lanes(hooks: Instrumented) -> list[tuple[str, Any]]:
     """(target label, lane) of every outbound target of ``hooks``."""
     source = hooks.sources.get("outbound")
     labels = {t.index: t.label for t in getattr(source, "targets", ())}
@@ -104,7 +114,7 @@ def _outbound_lanes(hooks: Hooks) -> list[tuple[str, Any]]:
     return [(labels.get(index, str(index)), lane) for index, lane in lanes.items()]
 
 
-def queue_drops(hooks: Hooks) -> dict[str, int]:
+def queue_drops(hooks: Instrumented) -> dict[str, int]:
     """Events dropped so far by the streaming lanes (``stream:<owner>``) and the
     webhook lanes (``webhook:<target>``) of ``hooks``."""
     counts: dict[str, int] = {}
@@ -119,7 +129,7 @@ def queue_drops(hooks: Hooks) -> dict[str, int]:
     return counts
 
 
-def outbox_depths(hooks: Hooks) -> dict[str, int]:
+def outbox_depths(hooks: Instrumented) -> dict[str, int]:
     """Durable deliveries waiting in the outbox, per webhook target of ``hooks``."""
     return {
         target: lane.pending

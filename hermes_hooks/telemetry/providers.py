@@ -8,14 +8,18 @@ import importlib.util
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
+    from pathlib import Path
+
+    from hermes_hooks._dispatch import Dispatcher
+    from hermes_hooks._manager import HookManager
     from hermes_hooks.report import Finding
 
 __all__ = [
     "PROVIDERS",
+    "Instrumented",
     "api_available",
     "api_installed",
     "check_telemetry",
@@ -24,6 +28,32 @@ __all__ = [
     "otel_setting",
     "set_providers",
 ]
+
+
+class Instrumented(Protocol):
+    """What telemetry reads of the hooks it instruments: the facade hands itself over,
+    so telemetry never imports it."""
+
+    @property
+    def home(self) -> Path:
+        """The Hermes home of the load."""
+
+    @property
+    def config(self) -> Mapping[str, Any]:
+        """The parsed ``config.yaml``."""
+
+    @property
+    def manager(self) -> HookManager:
+        """The load's manager."""
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        """The load's dispatcher."""
+
+    @property
+    def sources(self) -> Mapping[str, Any]:
+        """The load's hook-system sources, by name."""
+
 
 _api: bool | None = None  # is the API importable? (asked once)
 #: The providers :func:`set_providers` gave (None: the global ones).
@@ -142,7 +172,7 @@ def explicit_provider(tracer_provider: Any, meter_provider: Any) -> bool:
     )
 
 
-def check_telemetry(hooks: Hooks) -> list[Finding]:
+def check_telemetry(hooks: Instrumented) -> list[Finding]:
     """``doctor``: an unusable ``telemetry.otel`` is an error; otherwise say whether
     spans are on, and whether the API is installed."""
     from hermes_hooks.report import Finding

@@ -25,7 +25,7 @@ from hermes_hooks._log import get_logger
 from hermes_hooks.envelope import build_envelope, dumps
 from hermes_hooks.errors import PluginLoadError
 from hermes_hooks.sources import Source, Unloaded
-from hermes_hooks.telemetry import trace_headers
+from hermes_hooks.telemetry.context import trace_headers
 from hermes_hooks.webhooks.urls import redact_urls
 
 # The parser, the report and the wire format load when a home has targets (or when

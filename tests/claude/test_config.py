@@ -15,6 +15,7 @@ from hermes_hooks.claude.tables import compile_matcher, spec_of
 from hermes_hooks.cli import main
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.shell.config import parse_hooks
+from hermes_hooks.shell.dialect import entry_matches
 from tests.claude.helpers import Problems, configure, payload
 from tests.shell.helpers import py, sh, warnings_of, write_script
 
@@ -149,16 +150,16 @@ def test_star_blank_and_missing_match_everything(matcher: str | None) -> None:
     entry = {"command": "/a.sh"} if matcher is None else {"command": "/a.sh", "matcher": matcher}
     [parsed] = parse({"PreToolUse": [entry]}).entries
     assert spec_of(parsed).matcher is None
-    assert parsed.matches("anything") and parsed.matches(None)
+    assert entry_matches(parsed, "anything") and entry_matches(parsed, None)
 
 
 def test_the_matcher_is_applied_to_claude_names() -> None:
     [entry] = parse({"PreToolUse": [{"command": "/a.sh", "matcher": "Bash"}]}).entries
-    assert entry.matches("terminal") is True
-    assert entry.matches("write_file") is False  # Claude's Write
-    assert entry.matches("Bash") is True  # a tool the table does not list keeps its name
+    assert entry_matches(entry, "terminal") is True
+    assert entry_matches(entry, "write_file") is False  # Claude's Write
+    assert entry_matches(entry, "Bash") is True  # a tool the table does not list keeps its name
     [ours] = parse({"pre_tool_call": [{"command": "/a.sh", "matcher": "Bash"}]}).entries
-    assert ours.matches("terminal") is False  # the hermes dialect matches our names
+    assert entry_matches(ours, "terminal") is False  # the hermes dialect matches our names
 
 
 def test_matchers_on_stop_and_prompt_are_ignored_silently_as_claude_does() -> None:

@@ -42,6 +42,7 @@ from hermes_hooks.shell.config import (
     parse_hooks,
 )
 from hermes_hooks.shell.consent import ALLOWLIST_NAME, Allowlist, AllowlistWatch
+from hermes_hooks.shell.dialect import entry_matches
 from hermes_hooks.shell.output import SHELL_CALLBACKS, Outcome
 from hermes_hooks.shell.run import RunResult, run_command
 from hermes_hooks.webhooks.targets import MAX_TIMEOUT as OUT_MAX
@@ -314,7 +315,7 @@ def test_hooks_block_never_raises_and_warns_for_every_problem(block: Any) -> Non
         assert entry.fail_closed in (True, False)
         assert not entry.fail_closed or entry.event == "pre_tool_call"
         assert entry.matcher is None or entry.matcher == entry.matcher.strip() != ""
-        entry.matches(None), entry.matches("terminal")  # a matcher never raises
+        entry_matches(entry, None), entry_matches(entry, "terminal")  # a matcher never raises
 
 
 @given(

@@ -15,6 +15,7 @@ from hermes_hooks.shell.config import (
     script_for_command,
     split_command,
 )
+from hermes_hooks.shell.dialect import entry_matches
 from tests.shell.helpers import (
     approve,
     errors_of,
@@ -196,15 +197,15 @@ def test_an_empty_hooks_list_loses_nothing_and_only_warns(
 
 def test_matcher_must_match_the_whole_tool_name() -> None:
     (entry,) = parse({"pre_tool_call": [{"matcher": "terminal", "command": "x"}]}).entries
-    assert entry.matches("terminal")
-    assert not entry.matches("terminal_x")
-    assert not entry.matches("my_terminal")
-    assert not entry.matches(None)
+    assert entry_matches(entry, "terminal")
+    assert not entry_matches(entry, "terminal_x")
+    assert not entry_matches(entry, "my_terminal")
+    assert not entry_matches(entry, None)
 
 
 def test_alternation_matcher_matches_each_alternative_whole() -> None:
     (entry,) = parse({"post_tool_call": [{"matcher": "write_file|patch", "command": "x"}]}).entries
-    assert [entry.matches(t) for t in ("write_file", "patch", "patch_x", "read_file")] == [
+    assert [entry_matches(entry, t) for t in ("write_file", "patch", "patch_x", "read_file")] == [
         True,
         True,
         False,
@@ -215,7 +216,7 @@ def test_alternation_matcher_matches_each_alternative_whole() -> None:
 def test_blank_matcher_means_no_matcher() -> None:
     (entry,) = parse({"pre_tool_call": [{"matcher": "   ", "command": "x"}]}).entries
     assert entry.matcher is None
-    assert entry.matches(None) and entry.matches("anything")
+    assert entry_matches(entry, None) and entry_matches(entry, "anything")
 
 
 def test_invalid_regex_falls_back_to_literal_equality_loudly_on_a_gate(
@@ -226,9 +227,9 @@ def test_invalid_regex_falls_back_to_literal_equality_loudly_on_a_gate(
     entries = [{"matcher": "term(inal", "command": "x"}]
     parsed = parse({"pre_tool_call": entries, "post_tool_call": entries})
     gate, observer = parsed.entries
-    assert gate.matches("term(inal")
-    assert not gate.matches("terminal")
-    assert not observer.matches("terminal")
+    assert entry_matches(gate, "term(inal")
+    assert not entry_matches(gate, "terminal")
+    assert not entry_matches(observer, "terminal")
     problem = (
         "matcher 'term(inal' is not a valid regular expression (missing ), unterminated "
         "subpattern at position 4); the hook fires only for a tool named exactly that. Fix: "
