@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._escape import escape_json, escape_lines
+from hermes_hooks.config import resolve_home
 from hermes_hooks.host.timeline import (
     CapturedWebhook,
     Entry,
@@ -184,7 +185,6 @@ def _loaded_home(options: ReplayOptions) -> Iterator[str | None]:
     if options.in_place:
         yield options.home
         return
-    from hermes_hooks.config import resolve_home
     from hermes_hooks.host.sandbox import home_copy
     from hermes_hooks.shell.home import replay_copy
 
@@ -208,7 +208,6 @@ def _shown_home(loaded: str | None, options: ReplayOptions) -> Callable[[str], s
     itself (log lines get the same from :class:`_RealHomePath`)."""
     if options.in_place or loaded is None:
         return lambda text: text
-    from hermes_hooks.config import resolve_home
 
     real = str(resolve_home(options.home))
     return lambda text: text.replace(loaded, real)

@@ -26,6 +26,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
+from hermes_hooks.errors import ConfigError, RecordingError, UnknownHookError
 from hermes_hooks.host.job import Hit, ReplayOptions, ReplayResult, crashed_result, replay_file
 from hermes_hooks.host.timeline import Summary
 
@@ -69,7 +70,6 @@ def run_in_worker(path: str, header: Header, options: ReplayOptions) -> ReplayRe
     A worker that dies gives a crashed result (see :func:`crashed_result`) instead of an
     exception, so the recordings replayed beside it keep their results.
     """
-    from hermes_hooks.errors import ConfigError
 
     started = time.perf_counter()
     done = subprocess.run(
@@ -96,7 +96,6 @@ def run_in_worker(path: str, header: Header, options: ReplayOptions) -> ReplayRe
 
 def main() -> int:
     """The worker: one job in, one result out."""
-    from hermes_hooks.errors import ConfigError, RecordingError, UnknownHookError
     from hermes_hooks.host.recording import scan_recording
 
     job = json.loads(sys.stdin.buffer.read())

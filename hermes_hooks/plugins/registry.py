@@ -36,19 +36,7 @@ if TYPE_CHECKING:
         Tool,
     )
 
-__all__ = [
-    "AuxiliaryTask",
-    "CliCommand",
-    "Command",
-    "InertHook",
-    "Middleware",
-    "Platform",
-    "PluginRegistry",
-    "Provider",
-    "Skill",
-    "SlackActionHandler",
-    "Tool",
-]
+__all__ = ["PluginRegistry"]
 
 
 class PluginRegistry:
@@ -210,16 +198,3 @@ class PluginRegistry:
 
     def _lists(self) -> list[list[Any]]:
         return [self._middleware, self._providers, self._slack_action_handlers, self._inert_hooks]
-
-
-def __getattr__(name: str) -> Any:
-    # The entry classes load on first use: a load whose plugins register nothing (or
-    # a home without plugins) never needs them.
-    if name in _ENTRIES:
-        from hermes_hooks.plugins import registry_entries
-
-        return getattr(registry_entries, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-_ENTRIES = frozenset(__all__) - {"PluginRegistry"}

@@ -44,10 +44,10 @@ if TYPE_CHECKING:
     from hermes_hooks.shell import consent
     from hermes_hooks.shell.config import ConfigProblem, ParsedHooks
     from hermes_hooks.shell.entry import ShellEntry
-    from hermes_hooks.shell.hook import ShellHook, ShellRecord
+    from hermes_hooks.shell.hook import ShellRecord
     from hermes_hooks.sources import Source
 
-__all__ = ["ShellHook", "ShellRecord", "ShellSource", "load", "unloaded"]
+__all__ = ["ShellSource", "load", "unloaded"]
 
 log = get_logger("hermes_hooks.shell")
 
@@ -402,13 +402,3 @@ def unloaded(context: LoadContext) -> Source:
     from hermes_hooks.shell import report
 
     return Unloaded("shell", report.unloaded_section, list)
-
-
-def __getattr__(name: str) -> Any:
-    # ShellHook and ShellRecord are public here, but importing them loads the spawning
-    # modules, which a home without shell hooks never needs: load them on first use.
-    if name in ("ShellHook", "ShellRecord"):
-        from hermes_hooks.shell import hook
-
-        return getattr(hook, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,7 +6,7 @@ from typing import Any
 
 from hermes_hooks.host.loop import ReferenceHost
 from hermes_hooks.host.timeline import render_text
-from hermes_hooks.plugins.registry import Middleware
+from hermes_hooks.plugins.registry_entries import Middleware
 from tests.host.helpers import Calls, calls, header, recording, result, say, user
 from tests.host.test_host import RecordingRunner
 
