@@ -129,6 +129,8 @@ _GLOBAL_PROVIDERS = (
     ("opentelemetry.trace", "_TRACER_PROVIDER", "NoOpTracerProvider"),
     ("opentelemetry.metrics._internal", "_METER_PROVIDER", "NoOpMeterProvider"),
 )
+_TRACE_MODULE, _METRICS_MODULE = (row[0] for row in _GLOBAL_PROVIDERS)
+_MODULES = sys.modules
 #: Environment variables through which the API loads a provider on first use.
 _PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 _MISSING = object()
@@ -150,12 +152,20 @@ def global_provider_set() -> bool:
     globals are not where this looks for them counts as set, so that a future API
     release costs the fast path, never the spans.
     """
-    for module_name, attribute, noop in _GLOBAL_PROVIDERS:
-        module = sys.modules.get(module_name)
-        if module is None:
-            continue
-        provider = getattr(module, attribute, _MISSING)
-        if provider is _MISSING or _real_provider(provider, module, noop):
+    # Written out, not looped: this runs on every firing while no provider is set.
+    trace = _MODULES.get(_TRACE_MODULE)
+    if trace is not None:
+        provider = getattr(trace, "_TRACER_PROVIDER", _MISSING)
+        if provider is not None and (
+            provider is _MISSING or _real_provider(provider, trace, "NoOpTracerProvider")
+        ):
+            return True
+    metrics = _MODULES.get(_METRICS_MODULE)
+    if metrics is not None:
+        provider = getattr(metrics, "_METER_PROVIDER", _MISSING)
+        if provider is not None and (
+            provider is _MISSING or _real_provider(provider, metrics, "NoOpMeterProvider")
+        ):
             return True
     return False
 
