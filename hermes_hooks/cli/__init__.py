@@ -20,6 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from hermes_hooks._version import __version__
+from hermes_hooks.cli._ascii import fit_to_encoding
 from hermes_hooks.cli._codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 __all__ = ["COMMANDS", "EXIT_FAILURE", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
@@ -145,6 +146,10 @@ def build_parser(command: str | None = "") -> argparse.ArgumentParser:
             sub.add_argument(
                 flag, action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS
             )
+        # -v works after the command name too, adding to any given before it.
+        sub.add_argument(
+            "-v", "--verbose", action="count", default=argparse.SUPPRESS, help=argparse.SUPPRESS
+        )
         module.add_arguments(sub)
         sub.set_defaults(run=module.run, creates_home=getattr(module, "CREATES_HOME", False))
     return parser
@@ -171,7 +176,17 @@ def _command_word(argv: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tool; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(_command_word(words))
+    fit_to_encoding(sys.stdout, sys.stderr)
+    command = _command_word(words)
+    names = [name for name, _, _ in COMMANDS]
+    if command is not None and command not in names:
+        import difflib  # only a mistyped command pays for it
+
+        close = difflib.get_close_matches(command, names, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"commands: {', '.join(names)}"
+        print(f"hermes-hooks: unknown command '{command}' — {hint}", file=sys.stderr)
+        return EXIT_USAGE
+    parser = build_parser(command)
     args = parser.parse_args(words)  # prints help, version or a usage error, and exits
     if not getattr(args, "run", None):
         parser.print_help()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._escape import escape, escape_json
-from hermes_hooks.cli._codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from hermes_hooks.cli._codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ def run_command(args: argparse.Namespace) -> int:
         return EXIT_FAILURE
     except BrokenPipeError:  # e.g. piped into head
         return EXIT_OK
+    except KeyboardInterrupt:  # Ctrl-C: the exit code shells report for SIGINT
+        return EXIT_INTERRUPTED
 
 
 def _home_problem(args: argparse.Namespace) -> str | None:

@@ -13,11 +13,12 @@ are the same.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from hermes_hooks._contract import ShellUse
-from hermes_hooks._escape import escape_lines
+from hermes_hooks._escape import escape, escape_lines
 from hermes_hooks._manager import suggest_hook
 from hermes_hooks.claude.tables import event_for_key
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -26,6 +27,7 @@ from hermes_hooks.config import read_config, resolve_home
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.shell import consent
 from hermes_hooks.shell.config import parse_hooks
+from hermes_hooks.shell.pin import Resolution
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,18 +57,27 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     home = resolve_home(getattr(args, "home", None))
     allowlist = consent.Allowlist(home)
+    config = read_config(home)
+    entries = [
+        e
+        for e in parse_hooks(config, str(home / "config.yaml"), quiet=True).entries
+        if e.event == event and e.command == command
+    ]
+    shown = consent.baseline(command, home)  # relative paths: from the home
+    # A Claude Code prompt or agent hook is approved by its text: it runs no program.
+    runs_program = not entries or any(e.runs_program for e in entries)
+    problem = _not_runnable(shown.resolution) if runs_program else None
+    if problem is not None:
+        # An approval of something that cannot run approves nothing useful, and hides
+        # the mistake until the gate silently fails at its first firing.
+        print(f"hermes-hooks: not approved: {escape(command)}: {problem}", file=sys.stderr)
+        return EXIT_FAILURE
     try:
-        shown = consent.baseline(command, home)  # relative paths: from the home
         approval = allowlist.approve(event, command, shown)
     except OSError as exc:
         print(f"hermes-hooks: cannot write {allowlist.path}: {exc}", file=sys.stderr)
         return EXIT_FAILURE
-    config = read_config(home)
-    configured = any(
-        e.command == command
-        for e in parse_hooks(config, str(home / "config.yaml"), quiet=True).entries
-        if e.event == event
-    )
+    configured = bool(entries)
     resolution = shown.resolution
     script = Path(resolution.script) if resolution and resolution.script else None
     if args.json:
@@ -110,3 +121,25 @@ def run(args: argparse.Namespace) -> int:
     lines.append(f"  saved in {allowlist.path}")
     print(escape_lines(lines))
     return EXIT_OK
+
+
+def _not_runnable(resolution: Resolution | None) -> str | None:
+    """Why the command cannot run as it stands (with the fix), or None."""
+    if resolution is None:
+        return (
+            "cannot tell which program it runs. Fix: write the command as a program and "
+            "its arguments"
+        )
+    if resolution.program is None:
+        return "its program is not found on PATH. Fix: install it, or write its full path"
+    program = Path(resolution.program)
+    if not program.is_file():
+        return f"{program} does not exist. Fix: create it, or correct the path in the command"
+    if not os.access(program, os.X_OK):
+        return f"{program} is not executable. Fix: chmod +x {program}"
+    if resolution.script is not None and not Path(resolution.script).is_file():
+        return (
+            f"{resolution.script} does not exist. Fix: create it, or correct the path in "
+            "the command"
+        )
+    return None

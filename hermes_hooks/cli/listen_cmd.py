@@ -27,6 +27,7 @@ from typing import Any
 
 from hermes_hooks._escape import escape, escape_json
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_USAGE
+from hermes_hooks.cli._codes import EXIT_INTERRUPTED
 from hermes_hooks.webhooks import Deduplicator, VerificationError, verify
 
 _MAX_BODY = 10 * 1024 * 1024
@@ -184,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         while not receiver.done.wait(0.5):
             pass
     except KeyboardInterrupt:
-        pass
+        return EXIT_INTERRUPTED  # the convention for a command stopped with Ctrl-C
     finally:
         server.shutdown()
         server.server_close()

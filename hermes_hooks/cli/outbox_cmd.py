@@ -41,7 +41,14 @@ _ACTIONS = ("list", "show", "redeliver", "purge")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """``outbox [ACTION] [ID ...]`` and its filters."""
-    parser.add_argument("action", nargs="?", default="list", choices=_ACTIONS, help="list")
+    parser.add_argument(
+        "action",
+        nargs="?",
+        default="list",
+        choices=_ACTIONS,
+        help="list (the default): events and their state; show ID: one event with its body; "
+        "redeliver: a fresh attempt for the chosen events; purge: delete them",
+    )
     parser.add_argument("ids", nargs="*", type=int, metavar="ID", help="outbox event ids")
     parser.add_argument(
         "--state", choices=("pending", "dead", "all"), default="all", help="list filter"

@@ -42,7 +42,8 @@ def imported(home: Path, capsys: pytest.CaptureFixture[str], *paths: Path) -> di
     report = json.loads(out)
     for entry in report["entries"]:
         command = entry["approve"].split(" ", 3)[3]
-        assert cli(home, capsys, "approve", entry["event"], *_unquote(command))[0] == 0
+        code, _out, err_ = cli(home, capsys, "approve", entry["event"], *_unquote(command))
+        assert code == 0, err_
     report["code"], report["err"] = code, err
     return report
 

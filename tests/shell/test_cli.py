@@ -230,16 +230,24 @@ def test_approve_records_a_baseline_and_lets_the_hook_run(home: Path, cli: Run) 
 def test_approve_joins_words_notes_an_unconfigured_command_and_speaks_json(
     home: Path, cli: Run
 ) -> None:
-    code, out, _ = cli("approve", "post_llm_call", "python3", "/nowhere/hook.py", "--json")
+    script = home / "hook.py"
+    script.write_text("print('{}')\n", encoding="utf-8")
+    code, out, _ = cli("approve", "post_llm_call", "python3", str(script), "--json")
     report = json_of(out)
     assert code == 0
-    assert report["approved"]["command"] == "python3 /nowhere/hook.py"
-    assert report["approved"]["script_mtime_at_approval"] is None
-    assert report["script"] == "/nowhere/hook.py"
+    assert report["approved"]["command"] == f"python3 {script}"
+    assert report["approved"]["script_mtime_at_approval"] is not None
+    assert report["script"] == str(script)
     assert report["configured"] is False
-    code, out, _ = cli("approve", "post_llm_call", "python3 /nowhere/hook.py")
-    assert "not found — no baseline recorded" in out
+    code, out, _ = cli("approve", "post_llm_call", f"python3 {script}")
     assert "has no hooks.post_llm_call entry with this exact command yet" in out
+    # A script that does not exist is refused: the approval would approve nothing.
+    code, _, err = cli("approve", "post_llm_call", "python3 /nowhere/hook.py")
+    assert code == 1
+    assert err == (
+        "hermes-hooks: not approved: python3 /nowhere/hook.py: /nowhere/hook.py does not "
+        "exist. Fix: create it, or correct the path in the command\n"
+    )
 
 
 @pytest.mark.parametrize(
