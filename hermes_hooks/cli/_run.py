@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,14 +80,18 @@ def _home_problem(args: argparse.Namespace) -> str | None:
     the home (``CREATES_HOME = True`` in its module) may be pointed at a missing one.
     """
     home = getattr(args, "home", None)
+    # $HERMES_HOME is the same choice made in the environment: held to the same rule.
+    named = "--home"
+    if home is None and os.environ.get("HERMES_HOME"):
+        home, named = os.environ["HERMES_HOME"], "HERMES_HOME"
     if home is None or args.creates_home:
         return None
     path = Path(home).expanduser()
     if path.is_dir():
         return None
     if path.exists():
-        return f"--home {home}: not a folder; point --home at a Hermes home folder"
-    return f"--home {home}: no such folder; create it, or point --home at an existing Hermes home"
+        return f"{named} {home}: not a folder; point {named} at a Hermes home folder"
+    return f"{named} {home}: no such folder; create it, or point {named} at an existing Hermes home"
 
 
 def _error_text(exc: BaseException) -> str:

@@ -19,8 +19,15 @@ def _plugin_lines(record: PluginRecord) -> list[str]:
     origin = record.path or ""
     if record.distribution:
         origin = f"{record.distribution} {record.version or ''}".strip() + f" ({record.path})"
+    elif record.version:  # plugin.yaml's version
+        origin = f"{record.version} ({origin})"
+    # A plugin that loaded but has a problem (a gate doctor fails on) is marked as one.
     mark = {"loaded": "✓", "disabled": "–"}.get(record.state, "✗")
+    if record.problems and mark == "✓":
+        mark = "✗"
     lines = [f"  {mark} {record.key}  [{record.source}]  {origin}"]
+    if record.description:
+        lines.append(f"      {record.description}")
     if record.hooks:
         lines.append(f"      hooks: {', '.join(record.hooks)}")
     if record.error:

@@ -137,7 +137,7 @@ class PythonSource:
         if entry_points:
             candidates += self._entry_point_candidates()
         seen: dict[str, PluginRecord] = {}
-        findings: list[tuple[Level, str]] = []
+        findings: list[tuple[Level, str]] = list(_without_manifest(self._context.home / "plugins"))
         for record, loader in sorted(candidates, key=lambda c: c[0].key):
             if record.key in known:
                 continue
@@ -406,6 +406,32 @@ def raise_site(exc: BaseException) -> str | None:
 #: backport), and this package.
 _MACHINERY = ("<frozen ", str(Path(__file__).resolve().parents[1]))
 _IMPORT_MACHINERY = (f"{os.sep}importlib{os.sep}", f"{os.sep}importlib_metadata{os.sep}")
+
+
+def _without_manifest(root: Path) -> Iterator[tuple[Level, str]]:
+    """A finding for each folder of ``root`` that holds Python code but no
+    ``plugin.yaml`` (nor a nested plugin): hermes-agent skips it, so it never loads. An
+    error when its code names the gate (it looks like a guard that is off)."""
+    if not root.is_dir():
+        return
+    for child in sorted(root.iterdir()):
+        if not child.is_dir() or child.name.startswith((".", "_")) or _manifest_file(child):
+            continue
+        if any(n.is_dir() and _manifest_file(n) for n in child.iterdir()):
+            continue  # a category folder
+        code = child / "__init__.py"
+        if not code.is_file():
+            continue
+        try:
+            gate = "pre_tool_call" in code.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            gate = False
+        yield (
+            "error" if gate else "warn",
+            f"{child}: has __init__.py but no plugin.yaml, so it is not loaded"
+            + (" (and it names pre_tool_call: a guard that never runs)" if gate else "")
+            + f". Fix: add {child / 'plugin.yaml'} with at least 'name: {child.name}'",
+        )
 
 
 def _manifest_file(path: Path) -> Path | None:

@@ -35,10 +35,10 @@ def test_list_shows_directory_plugins_and_failures(home: Path, capsys: Any) -> N
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"Hermes home: {home}"
-    assert f"  ✗ bad  [directory]  {home / 'plugins' / 'bad'}" in lines
+    assert f"  ✗ bad  [directory]  0.1 ({home / 'plugins' / 'bad'})" in lines
     bad_init = home / "plugins" / "bad" / "__init__.py"
     assert f"      failed: ValueError: nope (raised at {bad_init}:2)" in lines
-    assert f"  ✓ good  [directory]  {home / 'plugins' / 'good'}" in lines
+    assert f"  ✓ good  [directory]  0.1 ({home / 'plugins' / 'good'})" in lines
     assert "      hooks: on_session_start" in lines
 
 

@@ -75,7 +75,7 @@ def test_a_tool_and_a_guard_registered_together_both_work(home: Path, capsys: An
     code, out = run_cli(capsys, "--home", str(home), "--no-entry-points", "list")
     assert code == 0
     lines = out.splitlines()
-    start = lines.index(f"  ✓ disk-guard  [directory]  {home / 'plugins' / 'disk-guard'}")
+    start = lines.index(f"  ✓ disk-guard  [directory]  0.1 ({home / 'plugins' / 'disk-guard'})")
     assert lines[start + 1 : start + 3] == ["      hooks: pre_tool_call", "      tools: disk_usage"]
 
 
