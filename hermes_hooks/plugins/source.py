@@ -131,13 +131,18 @@ class PythonSource:
         """Find and load every plugin; idempotent for keys already loaded."""
         settings = self._context.settings
         known = {r.key for r in self.plugins}
-        candidates = list(self._directory_candidates(self._context.home / "plugins", "directory"))
+        roots = [(self._context.home / "plugins", "directory")]
         if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
-            candidates += self._directory_candidates(Path.cwd() / ".hermes" / "plugins", "project")
+            roots.append((Path.cwd() / ".hermes" / "plugins", "project"))
+        candidates = []
+        findings: list[tuple[Level, str]] = []
+        for root, source in roots:
+            folders, strays = _plugin_folders(root)
+            candidates += [self._directory_candidate(p, cat, source) for p, cat in folders]
+            findings += map(_stray_finding, strays)
         if entry_points:
             candidates += self._entry_point_candidates()
         seen: dict[str, PluginRecord] = {}
-        findings: list[tuple[Level, str]] = list(_without_manifest(self._context.home / "plugins"))
         for record, loader in sorted(candidates, key=lambda c: c[0].key):
             if record.key in known:
                 continue
@@ -246,21 +251,6 @@ class PythonSource:
             # INFO, not WARNING: a plugin that stays dormant until configured is normal at
             # every start; list and doctor show it as a warning to whoever looks.
             log.info("Plugin '%s' %s", record.key, message)
-
-    def _directory_candidates(
-        self, root: Path, source: str
-    ) -> Iterator[tuple[PluginRecord, Callable[[PluginRecord], None]]]:
-        if not root.is_dir():
-            return
-        for child in sorted(root.iterdir()):
-            if not child.is_dir() or child.name.startswith((".", "_")):
-                continue
-            if _manifest_file(child):
-                yield self._directory_candidate(child, "", source)
-                continue
-            for nested in sorted(child.iterdir()):  # one level of category nesting
-                if nested.is_dir() and _manifest_file(nested):
-                    yield self._directory_candidate(nested, child.name, source)
 
     def _directory_candidate(
         self, path: Path, category: str, source: str
@@ -408,30 +398,43 @@ _MACHINERY = ("<frozen ", str(Path(__file__).resolve().parents[1]))
 _IMPORT_MACHINERY = (f"{os.sep}importlib{os.sep}", f"{os.sep}importlib_metadata{os.sep}")
 
 
-def _without_manifest(root: Path) -> Iterator[tuple[Level, str]]:
-    """A finding for each folder of ``root`` that holds Python code but no
-    ``plugin.yaml`` (nor a nested plugin): hermes-agent skips it, so it never loads. An
-    error when its code names the gate (it looks like a guard that is off)."""
+def _plugin_folders(root: Path) -> tuple[list[tuple[Path, str]], list[Path]]:
+    """The plugin folders under ``root`` with their category (``""`` at the top level;
+    one level of category nesting, as hermes-agent reads it), and the folders that hold
+    an ``__init__.py`` but no ``plugin.yaml``, which hermes-agent skips too."""
+    folders: list[tuple[Path, str]] = []
+    strays: list[Path] = []
     if not root.is_dir():
-        return
+        return folders, strays
     for child in sorted(root.iterdir()):
-        if not child.is_dir() or child.name.startswith((".", "_")) or _manifest_file(child):
+        if not child.is_dir() or child.name.startswith((".", "_")):
             continue
-        if any(n.is_dir() and _manifest_file(n) for n in child.iterdir()):
-            continue  # a category folder
-        code = child / "__init__.py"
-        if not code.is_file():
+        if _manifest_file(child):
+            folders.append((child, ""))
             continue
-        try:
-            gate = "pre_tool_call" in code.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            gate = False
-        yield (
-            "error" if gate else "warn",
-            f"{child}: has __init__.py but no plugin.yaml, so it is not loaded"
-            + (" (and it names pre_tool_call: a guard that never runs)" if gate else "")
-            + f". Fix: add {child / 'plugin.yaml'} with at least 'name: {child.name}'",
-        )
+        nested = [
+            (n, child.name) for n in sorted(child.iterdir()) if n.is_dir() and _manifest_file(n)
+        ]
+        folders += nested
+        if not nested and (child / "__init__.py").is_file():
+            strays.append(child)
+    return folders, strays
+
+
+def _stray_finding(folder: Path) -> tuple[Level, str]:
+    """What ``doctor`` says of a folder with code but no ``plugin.yaml``: it never
+    loads, an error when its code names the gate (it looks like a guard that is off)."""
+    try:
+        text = (folder / "__init__.py").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        text = ""
+    gate = "pre_tool_call" in text
+    return (
+        "error" if gate else "warn",
+        f"{folder}: has __init__.py but no plugin.yaml, so it is not loaded"
+        + (" (and it names pre_tool_call: a guard that never runs)" if gate else "")
+        + f". Fix: add {folder / 'plugin.yaml'} with at least 'name: {folder.name}'",
+    )
 
 
 def _manifest_file(path: Path) -> Path | None:
