@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
+import pty
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -81,3 +83,18 @@ def load(home: Path) -> Iterator[Callable[..., Hooks]]:
     yield make
     for hooks in made:
         hooks.close()
+
+
+@pytest.fixture
+def tty_stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], None]]:
+    """Make sys.stdin a real terminal (a pty); the returned function types into it."""
+    master, slave = pty.openpty()
+    stdin: IO[str] = os.fdopen(slave, "r", encoding="utf-8")
+    monkeypatch.setattr(sys, "stdin", stdin)
+
+    def type_in(data: bytes) -> None:
+        os.write(master, data)
+
+    yield type_in
+    stdin.close()
+    os.close(master)

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import pty
 import shutil
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -161,20 +159,17 @@ def test_a_replay_uses_the_homes_approvals_and_writes_nothing_into_the_copy(
 
 
 def test_a_replay_on_a_terminal_asks_nothing_and_runs_no_unapproved_hook(
-    home: Path, tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+    home: Path,
+    tmp_path: Path,
+    capsys: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tty_stdin: Callable[[bytes], None],
 ) -> None:
     record = tmp_path / "seen.log"
     spy_on_allowlist(home, record)
     monkeypatch.chdir(REPO)
-    master, slave = pty.openpty()
-    stdin = os.fdopen(slave, "r", encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
-    try:
-        os.write(master, b"y\ny\n")  # what a user would answer, were they asked
-        code, out, err = replay(capsys, home, "--json", "--fail-on", "block", DANGEROUS)
-    finally:
-        stdin.close()
-        os.close(master)
+    tty_stdin(b"y\ny\n")  # what a user would answer, were they asked
+    code, out, err = replay(capsys, home, "--json", "--fail-on", "block", DANGEROUS)
     assert code == 0
     assert "Allow this hook to run?" not in err
     assert json.loads(out)["summary"]["calls_blocked"] == 0  # unapproved: it did not run

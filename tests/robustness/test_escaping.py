@@ -14,13 +14,11 @@ import io
 import json
 import logging
 import os
-import pty
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import IO
 
 import pytest
 
@@ -318,21 +316,6 @@ def test_replay_shows_a_callbacks_exception_escaped(
         f"  {QUICKSTART}: turn 1 (line 2): post_llm_call python broken:boom: {boom}",
         f"  {QUICKSTART}: turn 3 (line 7): post_llm_call python broken:boom: {boom}",
     ]
-
-
-@pytest.fixture
-def tty_stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], None]]:
-    """Make sys.stdin a real terminal (a pty); the returned function types into it."""
-    master, slave = pty.openpty()
-    stdin: IO[str] = os.fdopen(slave, "r", encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
-
-    def type_in(data: bytes) -> None:
-        os.write(master, data)
-
-    yield type_in
-    stdin.close()
-    os.close(master)
 
 
 def test_the_consent_prompt_shows_the_command_escaped(

@@ -7,13 +7,11 @@ import hashlib
 import io
 import json
 import os
-import pty
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 import pytest
 
@@ -266,21 +264,6 @@ def test_non_tty_run_skips_with_the_exact_warning_and_never_reads_stdin(
     assert warnings_of(caplog) == [d72("post_tool_call", str(script))]
     assert sys.stdin.read() == "y\n"
     assert not (home / ALLOWLIST_NAME).exists()
-
-
-@pytest.fixture
-def tty_stdin(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], None]]:
-    """Make sys.stdin a real terminal (a pty); the returned function types into it."""
-    master, slave = pty.openpty()
-    stdin: IO[str] = os.fdopen(slave, "r", encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
-
-    def type_in(data: bytes) -> None:
-        os.write(master, data)
-
-    yield type_in
-    stdin.close()
-    os.close(master)
 
 
 @pytest.mark.parametrize("answer", ["y", "YES", " yes "])

@@ -13,7 +13,6 @@ import io
 import json
 import logging
 import os
-import pty
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -511,19 +510,13 @@ def test_at_a_terminal_a_moved_command_is_asked_about_again(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     answer: bytes,
+    tty_stdin: Callable[[bytes], None],
 ) -> None:
     write_config(home, {"pre_tool_call": [{"command": "myhook", "fail_closed": True}]})
     approve(home, "pre_tool_call", "myhook")
     monkeypatch.setenv("PATH", shadowed.shadowed_path())
-    master, slave = pty.openpty()
-    stdin = os.fdopen(slave, "r", encoding="utf-8")
-    monkeypatch.setattr(sys, "stdin", stdin)
-    try:
-        os.write(master, answer)
-        hooks = load()
-    finally:
-        stdin.close()
-        os.close(master)
+    tty_stdin(answer)
+    hooks = load()
     err = capsys.readouterr().err
     assert f"    Again:   {path_refusal(shadowed)}\n" in err
     assert f"    Script:  {shadowed.shadow / 'myhook'} (sha256 " in err
