@@ -165,7 +165,17 @@ def test_no_package_module_is_over_700_lines() -> None:
 # -- one package per hook system -------------------------------------------------------
 
 #: The packages beside the core: one per hook system, and the tools built on them.
-PEER_PACKAGES = ("plugins", "shell", "claude", "webhooks", "gateway", "telemetry", "host", "cli")
+PEER_PACKAGES = (
+    "plugins",
+    "shell",
+    "claude",
+    "webhooks",
+    "gateway",
+    "telemetry",
+    "host",
+    "integrations",
+    "cli",
+)
 
 
 def _modules() -> dict[str, Path]:
