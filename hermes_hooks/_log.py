@@ -328,6 +328,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.dispatch",
     "hermes_hooks.host",
     "hermes_hooks.manager",
+    "hermes_hooks.mcp",
     "hermes_hooks.outbound",
     "hermes_hooks.plugins",
     "hermes_hooks.plugins.prompt_sections",
