@@ -72,7 +72,10 @@ def run(args: argparse.Namespace) -> int:
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
-        print("hermes-hooks: mcp-proxy needs the upstream server: -- COMMAND [ARGS...]", file=sys.stderr)
+        print(
+            "hermes-hooks: mcp-proxy needs the upstream server: -- COMMAND [ARGS...]",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         from hermes_hooks.integrations.mcp import stdio

@@ -36,7 +36,7 @@ from typing import Any
 from hermes_hooks._log import get_logger
 from hermes_hooks.shell import consent
 
-__all__ = ["PINS_NAME", "FIELDS", "ToolPins", "Verdict", "definition_hashes"]
+__all__ = ["FIELDS", "PINS_NAME", "ToolPins", "Verdict", "definition_hashes"]
 
 PINS_NAME = "mcp-tool-pins.json"
 #: The parts of a tool definition that are pinned, in the order messages name them.
@@ -221,4 +221,3 @@ class ToolPins:
             entries[:] = kept
         self._stamp = None
         return sorted(approved)
-

@@ -54,13 +54,15 @@ from hermes_hooks.integrations.mcp.results import block_result, replace_result, 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
-__all__ = ["Options", "Proxy", "UPSTREAM_GONE"]
+__all__ = ["UPSTREAM_GONE", "Options", "Proxy"]
 
 log = get_logger("hermes_hooks.mcp")
 
 _T = TypeVar("_T")
 #: The JSON-RPC error code of a call the upstream can no longer answer.
 UPSTREAM_GONE = INTERNAL_ERROR
+#: The ``_meta`` key that stateless protocol versions put on every request.
+_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 #: Lines up to this size (a large resource, a base64 image) are relayed.
 LINE_LIMIT = 64 * 1024 * 1024
 #: How long the upstream gets to exit after its stdin closes, then after SIGTERM.
@@ -271,7 +273,9 @@ class Proxy:
             if not verdict.allowed:
                 # A changed definition is the attack this guards against: an ERROR.
                 level = logging.ERROR if verdict.state == "changed" else logging.WARNING
-                warn_once(log, ("refused", verdict.tool, verdict.state), verdict.message(), level=level)
+                warn_once(
+                    log, ("refused", verdict.tool, verdict.state), verdict.message(), level=level
+                )
                 refusal = verdict
             elif not self._filtered_in(name, verdict.tool):
                 refusal = Verdict(verdict.tool, "filtered")
@@ -294,7 +298,9 @@ class Proxy:
         if name not in self._verdicts:
             await self._list_upstream(meta)
         if name not in self._verdicts:
-            return f"tool {hook_tool_name(self.options.server, name)} is not offered by the upstream"
+            return (
+                f"tool {hook_tool_name(self.options.server, name)} is not offered by the upstream"
+            )
         verdict = self._verdicts[name]
         if verdict is None:
             return None
@@ -310,7 +316,10 @@ class Proxy:
                 params["cursor"] = cursor
             self._own_ids += 1
             request = JSONRPCRequest(
-                jsonrpc="2.0", id=f"hermes-hooks-{self._own_ids}", method="tools/list", params=params
+                jsonrpc="2.0",
+                id=f"hermes-hooks-{self._own_ids}",
+                method="tools/list",
+                params=params,
             )
             answer = await self._request_upstream(request, None)
             if isinstance(answer, JSONRPCError):
@@ -335,6 +344,7 @@ class Proxy:
             return
         args = params.get("arguments") or {}
         meta = params.get("_meta")
+        modern = isinstance(meta, dict) and _VERSION_KEY in meta
         tool = hook_tool_name(self.options.server, name)
         ids = calls.CallIds(self._session.session_id, str(request.id))
         try:
@@ -343,9 +353,11 @@ class Proxy:
             self._send(_error(request.id, UPSTREAM_GONE, str(exc)))
             return
         if refusal is not None:
-            self._send(_result(request.id, block_result(refusal)))
+            self._send(_result(request.id, block_result(refusal, modern)))
             return
-        decision = await self._fire("pre_tool_call", lambda: calls.before(self.hooks, tool, args, ids))
+        decision = await self._fire(
+            "pre_tool_call", lambda: calls.before(self.hooks, tool, args, ids)
+        )
         args = decision.args
         blocked = decision.message or "" if decision.action == "block" else None
         if decision.action == "approve":
@@ -355,8 +367,10 @@ class Proxy:
         if blocked is not None:
             message = blocked or f"{tool} was blocked by a hook"
             outcome = calls.Outcome(message, "blocked", 0, "plugin_block", message)
-            await self._fire("post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome))
-            self._send(_result(request.id, block_result(message)))
+            await self._fire(
+                "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
+            )
+            self._send(_result(request.id, block_result(message, modern)))
             return
         if decision.modified:
             request = request.model_copy(update={"params": {**params, "arguments": args}})
@@ -369,20 +383,34 @@ class Proxy:
             return
         duration = int((time.perf_counter() - started) * 1000)
         if isinstance(answer, JSONRPCError):
-            outcome = calls.Outcome(answer.error.message, "error", duration, "tool_error", answer.error.message)
-            await self._fire("post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome))
+            outcome = calls.Outcome(
+                answer.error.message, "error", duration, "tool_error", answer.error.message
+            )
+            await self._fire(
+                "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
+            )
             self._send(line_of(answer))
             return
         result = answer.result
         error = bool(result.get("isError"))
         text = result_text(result)
         outcome = calls.Outcome(
-            text, "error" if error else "ok", duration, "tool_error" if error else None, text if error else None
+            text,
+            "error" if error else "ok",
+            duration,
+            "tool_error" if error else None,
+            text if error else None,
         )
         replaced = await self._fire(
-            "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome), "transform_tool_result"
+            "post_tool_call",
+            lambda: calls.after(self.hooks, tool, args, ids, outcome),
+            "transform_tool_result",
         )
-        self._send(_result(request.id, replace_result(result, replaced) if replaced is not None else result))
+        self._send(
+            _result(
+                request.id, replace_result(result, replaced) if replaced is not None else result
+            )
+        )
 
     # -- the upstream ----------------------------------------------------------------
 
@@ -399,8 +427,8 @@ class Proxy:
         await self._to_upstream(line)
         try:
             if timeout > 0:
-                return await asyncio.wait_for(asyncio.shield(waiter), timeout)  # type: ignore[no-any-return]
-            return await waiter  # type: ignore[no-any-return]
+                return await asyncio.wait_for(asyncio.shield(waiter), timeout)
+            return await waiter
         except asyncio.TimeoutError:
             self._pending.pop(request.id, None)
             log.error(
@@ -409,7 +437,11 @@ class Proxy:
                 request.method,
                 timeout,
             )
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request.id}}
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": request.id},
+            }
             await self._to_upstream(_dump(cancel))
             raise _UpstreamGone(
                 f"the upstream server did not answer within {timeout} s (code {REQUEST_TIMEOUT})"
@@ -432,7 +464,11 @@ class Proxy:
         self._gone = why
         if self._closing:
             return
-        log.error("%s: %s; calls get an error, tools/list answers from the last listing", self.options.server, why)
+        log.error(
+            "%s: %s; calls get an error, tools/list answers from the last listing",
+            self.options.server,
+            why,
+        )
         waiting, self._pending = self._pending, {}
         for waiter in waiting.values():
             if not waiter.done():
@@ -445,7 +481,9 @@ class Proxy:
         elif request.method == "ping":
             self._send(_result(request.id, {}))
         else:
-            self._send(_error(request.id, UPSTREAM_GONE, why or self._gone or "the upstream is gone"))
+            self._send(
+                _error(request.id, UPSTREAM_GONE, why or self._gone or "the upstream is gone")
+            )
 
     async def _stop_upstream(self) -> None:
         """Close the upstream's stdin, then end its process group if it lingers."""

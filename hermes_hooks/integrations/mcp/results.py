@@ -37,10 +37,15 @@ def replace_result(result: dict[str, Any], text: str) -> dict[str, Any]:
     return replaced
 
 
-def block_result(message: str) -> dict[str, Any]:
+def block_result(message: str, modern: bool = False) -> dict[str, Any]:
     """The ``CallToolResult`` a blocked call gets: an error result with the message,
-    so the model reads why (as it does for a tool that failed)."""
-    return {"content": [{"type": "text", "text": message}], "isError": True}
+    so the model reads why (as it does for a tool that failed).  ``modern``: the
+    request came on a stateless protocol version (its ``_meta`` names the version),
+    whose results say they are complete."""
+    result: dict[str, Any] = {"content": [{"type": "text", "text": message}], "isError": True}
+    if modern:
+        result["resultType"] = "complete"
+    return result
 
 
 refusal_result = block_result  # a refused (hidden) tool answers the same way

@@ -20,9 +20,7 @@ async def serve_stdio(proxy: Proxy, stdin: IO[Any], stdout: IO[Any]) -> int:
     stdout = os.fdopen(os.dup(stdout.fileno()), "wb", buffering=0)
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, stdout
-    )
+    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     try:
         return await proxy.serve(reader, writer)

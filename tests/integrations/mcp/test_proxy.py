@@ -1,0 +1,257 @@
+"""The proxy end to end: an SDK client session, ``hermes-hooks mcp-proxy`` as a real
+process, and an SDK-built upstream server as its child."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import MCPError
+
+from hermes_hooks.cli import main
+from tests.helpers import write_plugin
+from tests.integrations.mcp.helpers import proxied, texts, upstream_calls
+
+GATE = """
+import json
+from pathlib import Path
+
+EVENTS = Path(__file__).parent / "events.jsonl"
+
+
+def _note(**fields):
+    with EVENTS.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(fields, sort_keys=True) + "\\n")
+
+
+def gate(tool_name, args, tool_call_id, **kw):
+    _note(hook="pre_tool_call", tool=tool_name, args=args)
+    if tool_name == "mcp__fx__delete":
+        return {"action": "block", "message": "deleting is not allowed here"}
+    if args.get("text") == "secret":
+        return {"action": "modify", "args": {"text": "[redacted]"}}
+    return None
+
+
+def after(tool_name, result, status, **kw):
+    _note(hook="post_tool_call", tool=tool_name, result=result, status=status)
+
+
+def shout(tool_name, result, **kw):
+    return result.upper() if tool_name == "mcp__fx__echo" else None
+
+
+def start(session_id, platform, **kw):
+    _note(hook="on_session_start", platform=platform)
+
+
+def end(session_id, turn_exit_reason, **kw):
+    _note(hook="on_session_end", reason=turn_exit_reason)
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", gate)
+    ctx.register_hook("post_tool_call", after)
+    ctx.register_hook("transform_tool_result", shout)
+    ctx.register_hook("on_session_start", start)
+    ctx.register_hook("on_session_end", end)
+"""
+
+
+def _events(home: Path) -> list[dict[str, Any]]:
+    path = home / "plugins" / "gate" / "events.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+def test_a_gate_blocks_one_tool_rewrites_another_and_a_transform_rewrites_its_result(
+    home: Path, tmp_path: Path
+) -> None:
+    write_plugin(home / "plugins", "gate", GATE)
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> tuple[Any, Any, Any, list[str]]:
+        async with proxied(home, calls, errlog, "--accept-hooks") as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            blocked = await client.call_tool("delete", {"path": "/etc"})
+            passed = await client.call_tool("echo", {"text": "hello"})
+            modified = await client.call_tool("echo", {"text": "secret"})
+            return blocked, passed, modified, names
+
+    blocked, passed, modified, names = asyncio.run(session())
+    assert names == ["echo", "delete", "noop", "hang"]  # passed through, unrenamed
+    assert blocked.is_error is True
+    assert texts(blocked) == ["deleting is not allowed here"]
+    assert texts(passed) == ["ECHO: HELLO"]
+    assert passed.structured_content == {"result": "ECHO: HELLO"}
+    assert texts(modified) == ["ECHO: [REDACTED]"]
+    # The upstream never saw the blocked call, and saw the rewritten arguments.
+    assert upstream_calls(calls) == [
+        {"tool": "echo", "arguments": {"text": "hello"}},
+        {"tool": "echo", "arguments": {"text": "[redacted]"}},
+    ]
+    assert _events(home) == [
+        {"hook": "on_session_start", "platform": "mcp"},
+        {"hook": "pre_tool_call", "tool": "mcp__fx__delete", "args": {"path": "/etc"}},
+        {
+            "hook": "post_tool_call",
+            "tool": "mcp__fx__delete",
+            "result": "deleting is not allowed here",
+            "status": "blocked",
+        },
+        {"hook": "pre_tool_call", "tool": "mcp__fx__echo", "args": {"text": "hello"}},
+        {
+            "hook": "post_tool_call",
+            "tool": "mcp__fx__echo",
+            "result": "echo: hello",
+            "status": "ok",
+        },
+        {"hook": "pre_tool_call", "tool": "mcp__fx__echo", "args": {"text": "secret"}},
+        {
+            "hook": "post_tool_call",
+            "tool": "mcp__fx__echo",
+            "result": "echo: [redacted]",
+            "status": "ok",
+        },
+        {"hook": "on_session_end", "reason": "mcp_client_disconnected"},
+    ]
+
+
+CLAUDE_GATE = """\
+import json, sys
+from pathlib import Path
+event = json.load(sys.stdin)
+with (Path(__file__).parent / "seen.jsonl").open("a") as handle:
+    seen = [event["hook_event_name"], event["tool_name"], event["tool_input"]]
+    handle.write(json.dumps(seen) + "\\n")
+if event["tool_name"] == "mcp__fx__delete":
+    print("no deletes through MCP", file=sys.stderr)
+    sys.exit(2)
+"""
+
+
+def test_a_claude_code_pre_tool_use_entry_for_mcp_tools_fires_unchanged(
+    home: Path, tmp_path: Path
+) -> None:
+    (home / "gate.py").write_text(CLAUDE_GATE, encoding="utf-8")
+    (home / "config.yaml").write_text(
+        "hooks:\n"
+        "  PreToolUse:\n"
+        "    - matcher: 'mcp__.*'\n"
+        f"      command: {sys.executable} gate.py\n",
+        encoding="utf-8",
+    )
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> tuple[Any, Any]:
+        async with proxied(home, calls, errlog, "--accept-hooks") as client:
+            blocked = await client.call_tool("delete", {"path": "/srv"})
+            passed = await client.call_tool("echo", {"text": "hi"})
+            return blocked, passed
+
+    blocked, passed = asyncio.run(session())
+    assert blocked.is_error is True
+    assert texts(blocked) == ["no deletes through MCP"]
+    assert texts(passed) == ["echo: hi"]
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hi"}}]
+    seen = (home / "seen.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in seen] == [
+        ["PreToolUse", "mcp__fx__delete", {"path": "/srv"}],
+        ["PreToolUse", "mcp__fx__echo", {"text": "hi"}],
+    ]
+
+
+def test_resources_and_prompts_pass_through(home: Path, tmp_path: Path) -> None:
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> tuple[Any, Any, Any, Any]:
+        async with proxied(home, calls, errlog, "--accept-hooks") as client:
+            resources = await client.list_resources()
+            read = await client.read_resource("fixture://greeting")
+            prompts = await client.list_prompts()
+            prompt = await client.get_prompt("review", {"path": "a.py"})
+            return resources, read, prompts, prompt
+
+    resources, read, prompts, prompt = asyncio.run(session())
+    assert [(r.name, str(r.uri)) for r in resources.resources] == [
+        ("greeting", "fixture://greeting")
+    ]
+    assert [c.text for c in read.contents] == ["hello from the upstream"]
+    assert [(p.name, p.description) for p in prompts.prompts] == [
+        ("review", "Ask for a review of a file.")
+    ]
+    assert [m.content.text for m in prompt.messages] == ["Please review a.py."]
+
+
+def test_the_upstream_killed_mid_call_gives_an_error_and_tools_list_keeps_working(
+    home: Path, tmp_path: Path
+) -> None:
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> tuple[str, list[str], str]:
+        async with proxied(home, calls, errlog, "--accept-hooks") as client:
+            await client.list_tools()
+            call = asyncio.create_task(client.call_tool("hang", {}))
+            deadline = time.monotonic() + 30
+            while not upstream_calls(calls) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            os.kill(upstream_calls(calls)[0]["arguments"]["pid"], signal.SIGKILL)
+            with pytest.raises(MCPError) as failed:
+                await call
+            after = [t.name for t in (await client.list_tools()).tools]
+            with pytest.raises(MCPError) as later:
+                await client.call_tool("echo", {"text": "x"})
+            return str(failed.value), after, str(later.value)
+
+    failed, after, later = asyncio.run(session())
+    assert failed == "the upstream server exited (code -9)"
+    assert after == ["echo", "delete", "noop", "hang"]
+    assert later == "the upstream server exited (code -9)"
+    log = errlog.read_text(encoding="utf-8")
+    assert log.count("the upstream server exited (code -9)") == 1  # logged once
+
+
+def test_a_changed_description_is_hidden_and_refused_until_approved(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session(variant: str, *extra: str) -> tuple[list[str], Any]:
+        async with proxied(home, calls, errlog, *extra, variant=variant) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            return names, await client.call_tool("echo", {"text": "hi"})
+
+    names, first = asyncio.run(session("original", "--accept-hooks"))
+    assert names == ["echo", "delete", "noop", "hang"]
+    assert texts(first) == ["echo: hi"]
+
+    names, refused = asyncio.run(session("changed"))
+    assert names == ["delete", "noop", "hang"]
+    message = (
+        "tool mcp__fx__echo changed its description since it was approved; it is hidden "
+        "and refused until approved again (approve it with: hermes-hooks approve "
+        "mcp__fx__echo)"
+    )
+    assert refused.is_error is True
+    assert texts(refused) == [message]
+    assert f"ERROR hermes_hooks.mcp: {message}" in errlog.read_text(encoding="utf-8").splitlines()
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hi"}}]
+
+    assert main(["--home", str(home), "approve", "mcp__fx__echo"]) == 0
+    assert capsys.readouterr().out == "Approved MCP tool definition: mcp__fx__echo\n"
+    names, approved = asyncio.run(session("changed"))
+    assert names == ["echo", "delete", "noop", "hang"]
+    assert texts(approved) == ["echo: hi"]
