@@ -217,7 +217,7 @@ class Proxy:
                 waiter = self._pending.pop(message.id, None)
                 if waiter is not None:
                     if not waiter.done():
-                        waiter.set_result(message)
+                        waiter.set_result((message, line))
                     continue
             self._send(line)
 
@@ -225,7 +225,7 @@ class Proxy:
 
     async def _tool_list(self, request: JSONRPCRequest, line: bytes) -> None:
         try:
-            answer = await self._request_upstream(request, line)
+            answer, _ = await self._request_upstream(request, line)
         except _UpstreamGone as exc:
             self._answer_locally(request, str(exc))
             return
@@ -321,7 +321,7 @@ class Proxy:
                 method="tools/list",
                 params=params,
             )
-            answer = await self._request_upstream(request, None)
+            answer, _ = await self._request_upstream(request, None)
             if isinstance(answer, JSONRPCError):
                 return
             self._screen(answer.result)
@@ -377,7 +377,7 @@ class Proxy:
             line = _dump(request.model_dump(mode="json", exclude_unset=True))
         started = time.perf_counter()
         try:
-            answer = await self._request_upstream(request, line, self.options.call_timeout)
+            answer, raw = await self._request_upstream(request, line, self.options.call_timeout)
         except _UpstreamGone as exc:
             self._send(_error(request.id, UPSTREAM_GONE, str(exc)))
             return
@@ -389,7 +389,7 @@ class Proxy:
             await self._fire(
                 "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
             )
-            self._send(line_of(answer))
+            self._send(raw)
             return
         result = answer.result
         error = bool(result.get("isError"))
@@ -406,18 +406,18 @@ class Proxy:
             lambda: calls.after(self.hooks, tool, args, ids, outcome),
             "transform_tool_result",
         )
-        self._send(
-            _result(
-                request.id, replace_result(result, replaced) if replaced is not None else result
-            )
-        )
+        if replaced is None:
+            self._send(raw)  # the upstream's own bytes: nothing to re-encode
+        else:
+            self._send(_result(request.id, replace_result(result, replaced)))
 
     # -- the upstream ----------------------------------------------------------------
 
     async def _request_upstream(
         self, request: JSONRPCRequest, line: bytes | None, timeout: float = 0.0
-    ) -> JSONRPCResponse | JSONRPCError:
-        """Send ``request`` (as ``line`` when given) and wait for its answer."""
+    ) -> tuple[JSONRPCResponse | JSONRPCError, bytes]:
+        """Send ``request`` (as ``line`` when given) and wait for its answer (decoded,
+        and the line it came as, to forward untouched when nothing changes it)."""
         if self._gone is not None:
             raise _UpstreamGone(self._gone)
         waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
