@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
@@ -63,6 +64,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="answer a tools/call the upstream has not answered in time with an error "
         "(default 0: wait as long as the client does)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        help="write the session's tool calls as a recording that hermes-hooks replay runs",
+    )
     parser.add_argument("upstream", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
 
 
@@ -100,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         allow=tuple(args.allow_tool),
         deny=tuple(args.deny_tool),
         call_timeout=args.call_timeout,
+        record=Path(args.record).expanduser().absolute() if args.record else None,
     )
     stdin = sys.stdin
     with hook_output_to_stderr() as protocol_out:

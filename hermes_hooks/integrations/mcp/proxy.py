@@ -30,6 +30,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types.jsonrpc import (
@@ -49,6 +50,7 @@ from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.integrations.mcp import calls
 from hermes_hooks.integrations.mcp.naming import hook_tool_name
 from hermes_hooks.integrations.mcp.pins import ToolPins, Verdict
+from hermes_hooks.integrations.mcp.recorder import Recorder
 from hermes_hooks.integrations.mcp.results import block_result, replace_result, result_text
 
 if TYPE_CHECKING:
@@ -80,6 +82,7 @@ class Options:
     allow: tuple[str, ...] = ()  # tool patterns listed and callable (empty: all)
     deny: tuple[str, ...] = ()  # tool patterns hidden and refused
     call_timeout: float = 0.0  # seconds per tools/call; 0: wait as long as the client
+    record: Path | None = None  # write the session as a recording for ``replay``
 
 
 class _UpstreamGone(Exception):
@@ -121,6 +124,7 @@ class Proxy:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._upstream: asyncio.subprocess.Process | None = None
         self._to_client: asyncio.StreamWriter | None = None
+        self._recorder: Recorder | None = None
         self._closing = False  # the client has gone: the upstream's exit is expected
 
     # -- running ---------------------------------------------------------------------
@@ -342,7 +346,7 @@ class Proxy:
         if not isinstance(name, str):
             self._send(_error(request.id, INVALID_REQUEST, "tools/call needs a tool name"))
             return
-        args = params.get("arguments") or {}
+        args = asked = params.get("arguments") or {}
         meta = params.get("_meta")
         modern = isinstance(meta, dict) and _VERSION_KEY in meta
         tool = hook_tool_name(self.options.server, name)
@@ -359,7 +363,7 @@ class Proxy:
             "pre_tool_call", lambda: calls.before(self.hooks, tool, args, ids)
         )
         args = decision.args
-        blocked = decision.message or "" if decision.action == "block" else None
+        blocked = (decision.message or "") if decision.action == "block" else None
         if decision.action == "approve":
             blocked = await asyncio.to_thread(
                 calls.approval, self.hooks, tool, args, decision, ids, self.options.approve
@@ -371,6 +375,7 @@ class Proxy:
                 "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
             )
             self._send(_result(request.id, block_result(message, modern)))
+            self._record(ids, tool, asked, message, "ok", 0, blocked=True)
             return
         if decision.modified:
             request = request.model_copy(update={"params": {**params, "arguments": args}})
@@ -379,7 +384,8 @@ class Proxy:
         try:
             answer, raw = await self._request_upstream(request, line, self.options.call_timeout)
         except _UpstreamGone as exc:
-            self._send(_error(request.id, UPSTREAM_GONE, str(exc)))
+            code = REQUEST_TIMEOUT if self._gone is None else UPSTREAM_GONE
+            self._send(_error(request.id, code, str(exc)))
             return
         duration = int((time.perf_counter() - started) * 1000)
         if isinstance(answer, JSONRPCError):
@@ -390,6 +396,7 @@ class Proxy:
                 "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
             )
             self._send(raw)
+            self._record(ids, tool, asked, answer.error.message, "error", duration)
             return
         result = answer.result
         error = bool(result.get("isError"))
@@ -401,6 +408,7 @@ class Proxy:
             "tool_error" if error else None,
             text if error else None,
         )
+        self._record(ids, tool, asked, text, outcome.status, duration)
         replaced = await self._fire(
             "post_tool_call",
             lambda: calls.after(self.hooks, tool, args, ids, outcome),
@@ -410,6 +418,29 @@ class Proxy:
             self._send(raw)  # the upstream's own bytes: nothing to re-encode
         else:
             self._send(_result(request.id, replace_result(result, replaced)))
+
+    def _record(
+        self,
+        ids: calls.CallIds,
+        tool: str,
+        args: dict[str, Any],
+        content: str,
+        status: str,
+        duration_ms: int,
+        *,
+        blocked: bool = False,
+    ) -> None:
+        if self._recorder is not None:
+            call_id = f"mcp-{ids.tool_call_id}"
+            self._recorder.call(
+                call_id,
+                tool,
+                args,
+                content,
+                status=status,
+                duration_ms=duration_ms,
+                blocked=blocked,
+            )
 
     # -- the upstream ----------------------------------------------------------------
 
@@ -443,9 +474,7 @@ class Proxy:
                 "params": {"requestId": request.id},
             }
             await self._to_upstream(_dump(cancel))
-            raise _UpstreamGone(
-                f"the upstream server did not answer within {timeout} s (code {REQUEST_TIMEOUT})"
-            ) from None
+            raise _UpstreamGone(f"the upstream server did not answer within {timeout} s") from None
 
     async def _to_upstream(self, line: bytes) -> None:
         upstream = self._upstream
@@ -511,6 +540,11 @@ class Proxy:
     async def _start_session(self) -> None:
         self._session.started = True
         session_id = self._session.session_id
+        if self.options.record is not None:
+            try:
+                self._recorder = Recorder(self.options.record, session_id, self.options.server)
+            except OSError as exc:
+                log.error("cannot record to %s: %s; not recording", self.options.record, exc)
         await self._fire(
             "on_session_start",
             lambda: self.hooks.on_session_start(session_id=session_id, model="", platform="mcp"),
@@ -519,6 +553,8 @@ class Proxy:
     async def _end_session(self) -> None:
         if not self._session.started:
             return
+        if self._recorder is not None:
+            self._recorder.close()
         session_id = self._session.session_id
         failed = self._gone is not None
         await self._fire(

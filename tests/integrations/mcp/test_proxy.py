@@ -255,3 +255,118 @@ def test_a_changed_description_is_hidden_and_refused_until_approved(
     names, approved = asyncio.run(session("changed"))
     assert names == ["echo", "delete", "noop", "hang"]
     assert texts(approved) == ["echo: hi"]
+
+
+GUARD = """
+def guard(tool_name, args, **kw):
+    if tool_name == "mcp__fx__delete":
+        return {"action": "block", "message": "deleting is not allowed here"}
+    if tool_name == "mcp__fx__noop":
+        return {"action": "approve", "message": "noop needs a human"}
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", guard)
+"""
+
+
+def test_a_recorded_session_replays_and_the_policy_fails_it_in_ci(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls, errlog, recording = (
+        tmp_path / "calls.jsonl",
+        tmp_path / "proxy.log",
+        tmp_path / "r.jsonl",
+    )
+
+    async def session() -> None:
+        async with proxied(home, calls, errlog, "--accept-hooks", "--record", str(recording)) as c:
+            await c.call_tool("echo", {"text": "hi"})
+            await c.call_tool("delete", {"path": "/x"})
+
+    asyncio.run(session())  # recorded with no hooks: both calls ran
+    lines = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    assert [line["type"] for line in lines] == [
+        "header",
+        "user",
+        "assistant",
+        "tool_result",
+        "assistant",
+        "tool_result",
+        "assistant",
+    ]
+    assert lines[2]["tool_calls"][0]["name"] == "mcp__fx__echo"
+    assert lines[3] == {
+        "type": "tool_result",
+        "tool_call_id": lines[2]["tool_calls"][0]["id"],
+        "content": "echo: hi",
+        "status": "ok",
+        "duration_ms": lines[3]["duration_ms"],
+    }
+    assert lines[4]["tool_calls"][0]["arguments"] == {"path": "/x"}
+    assert lines[5]["content"] == "deleted /x"
+
+    write_plugin(home / "plugins", "guard", GUARD)  # the new policy, tried on the traffic
+    capsys.readouterr()
+    code = main(["--home", str(home), "replay", str(recording), "--fail-on", "block"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "pre_tool_call  → BLOCKED: deleting is not allowed here" in out
+    assert "calls blocked          1  (blocks by python 1)" in out
+
+
+def test_an_approval_request_fails_closed_and_the_filter_hides_tools(
+    home: Path, tmp_path: Path
+) -> None:
+    write_plugin(home / "plugins", "guard", GUARD)
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session(*extra: str) -> tuple[list[str], Any, Any]:
+        async with proxied(home, calls, errlog, "--accept-hooks", *extra) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            return names, await client.call_tool("noop", {}), await client.call_tool("hang", {})
+
+    names, noop, hang = asyncio.run(session("--deny-tool", "hang"))
+    assert names == ["echo", "delete", "noop"]
+    assert (noop.is_error, texts(noop)) == (
+        True,
+        ["BLOCKED: plugin approval required for mcp__fx__noop"],
+    )
+    assert (hang.is_error, texts(hang)) == (
+        True,
+        ["tool mcp__fx__hang is not allowed through this proxy"],
+    )
+    assert upstream_calls(calls) == []
+
+    allowed = ("--allow-tool", "mcp__fx__noop", "--allow-tool", "echo", "--deny-tool", "hang")
+    names, noop, hang = asyncio.run(session("--approve", "allow", *allowed))
+    assert names == ["echo", "noop"]
+    assert (noop.is_error, texts(noop)) == (False, ["ok"])
+    assert hang.is_error is True
+
+
+def test_a_hanging_upstream_gives_a_timeout_error_and_the_client_leaving_ends_it(
+    home: Path, tmp_path: Path
+) -> None:
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> str:
+        async with proxied(home, calls, errlog, "--accept-hooks", "--call-timeout", "1") as c:
+            with pytest.raises(MCPError) as hung:
+                await c.call_tool("hang", {})
+            return str(hung.value)
+
+    assert asyncio.run(session()) == "the upstream server did not answer within 1.0 s"
+    pid = upstream_calls(calls)[0]["arguments"]["pid"]
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _alive(pid) is False  # the proxy ended the upstream's process group
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
