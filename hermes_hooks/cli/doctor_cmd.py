@@ -17,6 +17,7 @@ from hermes_hooks._escape import escape_lines
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
 from hermes_hooks.cli._run import load_home, print_json
 from hermes_hooks.config import check_config
+from hermes_hooks.integrations.mcp.pins import check_pins
 from hermes_hooks.sources import every_source
 from hermes_hooks.telemetry import check_telemetry
 
@@ -40,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         for source in every_source(hooks.sources, hooks.context):
             findings.extend(source.check())
         findings.extend(check_telemetry(hooks))
+        findings.extend(check_pins(hooks.home))  # tool definitions mcp-proxy pinned
     failed = any(f.level == "error" for f in findings)
     if args.json:
         print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})

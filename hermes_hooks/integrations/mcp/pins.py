@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks._log import get_logger
+from hermes_hooks.report import Finding
 from hermes_hooks.shell import consent
 
 __all__ = ["FIELDS", "PINS_NAME", "ToolPins", "Verdict", "definition_hashes"]
@@ -221,3 +222,33 @@ class ToolPins:
             entries[:] = kept
         self._stamp = None
         return sorted(approved)
+
+
+def check_pins(home: Path) -> list[Finding]:
+    """``doctor``'s findings on the pins file of ``home`` (none when there is none):
+    an unusable file and a changed definition are errors (tools are refused), a
+    definition waiting for its first approval is a warning."""
+    pin_file = _PinFile(Path(home))
+    if not pin_file.path.exists():
+        return []
+    subject = str(pin_file.path)
+    entries, problem = pin_file.entries()
+    if problem is not None:
+        message = f"{problem}; every tool of every proxied server is refused. Fix or delete it."
+        return [Finding("error", subject, message)]
+    approved = {e["tool"]: e for e in entries if e.get("approved_at")}
+    findings: list[Finding] = []
+    for entry in entries:
+        if entry.get("approved_at"):
+            continue
+        tool = entry["tool"]
+        then = approved.get(tool)
+        if then is None:
+            verdict = Verdict(tool, "new")
+            findings.append(Finding("warn", tool, verdict.message()))
+        else:
+            fields = entry.get("fields") or {}
+            changed = tuple(f for f in FIELDS if (then.get("fields") or {}).get(f) != fields.get(f))
+            findings.append(Finding("error", tool, Verdict(tool, "changed", changed).message()))
+    findings.append(Finding("ok", subject, f"{len(approved)} MCP tool definition(s) pinned"))
+    return findings

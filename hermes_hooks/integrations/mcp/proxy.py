@@ -65,6 +65,7 @@ _T = TypeVar("_T")
 UPSTREAM_GONE = INTERNAL_ERROR
 #: The ``_meta`` key that stateless protocol versions put on every request.
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+_GARBLED = "the upstream server answered with a line that is not JSON-RPC"
 #: Lines up to this size (a large resource, a base64 image) are relayed.
 LINE_LIMIT = 64 * 1024 * 1024
 #: How long the upstream gets to exit after its stdin closes, then after SIGTERM.
@@ -86,7 +87,11 @@ class Options:
 
 
 class _UpstreamGone(Exception):
-    """The upstream cannot answer a request any more."""
+    """The upstream cannot answer a request (any more); ``code`` for the client."""
+
+    def __init__(self, message: str, code: int = INTERNAL_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass(slots=True)
@@ -208,14 +213,7 @@ class Proxy:
             try:
                 message = jsonrpc_message_adapter.validate_json(line)
             except ValidationError:
-                warn_once(
-                    log,
-                    ("upstream-garbage", self.options.server),
-                    "upstream %s wrote a line that is not JSON-RPC; ignored: %r",
-                    self.options.server,
-                    line[:200],
-                    level=logging.ERROR,
-                )
+                self._garbage(line)
                 continue
             if isinstance(message, JSONRPCResponse | JSONRPCError):
                 waiter = self._pending.pop(message.id, None)
@@ -384,8 +382,7 @@ class Proxy:
         try:
             answer, raw = await self._request_upstream(request, line, self.options.call_timeout)
         except _UpstreamGone as exc:
-            code = REQUEST_TIMEOUT if self._gone is None else UPSTREAM_GONE
-            self._send(_error(request.id, code, str(exc)))
+            self._send(_error(request.id, exc.code, str(exc)))
             return
         duration = int((time.perf_counter() - started) * 1000)
         if isinstance(answer, JSONRPCError):
@@ -474,7 +471,8 @@ class Proxy:
                 "params": {"requestId": request.id},
             }
             await self._to_upstream(_dump(cancel))
-            raise _UpstreamGone(f"the upstream server did not answer within {timeout} s") from None
+            message = f"the upstream server did not answer within {timeout} s"
+            raise _UpstreamGone(message, REQUEST_TIMEOUT) from None
 
     async def _to_upstream(self, line: bytes) -> None:
         upstream = self._upstream
@@ -485,6 +483,24 @@ class Proxy:
             await upstream.stdin.drain()
         except (BrokenPipeError, ConnectionResetError):
             pass  # the reader sees the exit and reports it once
+
+    def _garbage(self, line: bytes) -> None:
+        """A line from the upstream that is no JSON-RPC message: it cannot be matched to
+        a request, so every call waiting on the upstream gets an error (the client
+        would otherwise wait for an answer that came garbled); later lines relay as
+        before."""
+        warn_once(
+            log,
+            ("upstream-garbage", self.options.server),
+            "upstream %s wrote a line that is not JSON-RPC: %r; the waiting calls get an error",
+            self.options.server,
+            line[:200],
+            level=logging.ERROR,
+        )
+        waiting, self._pending = self._pending, {}
+        for waiter in waiting.values():
+            if not waiter.done():
+                waiter.set_exception(_UpstreamGone(_GARBLED))
 
     def _lost(self, why: str) -> None:
         """The upstream can answer nothing more: say so once, fail what waits."""

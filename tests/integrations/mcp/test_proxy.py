@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import MCPError
+from mcp import Client, MCPError
+from mcp.client.stdio import stdio_client
 
 from hermes_hooks.cli import main
 from tests.helpers import write_plugin
-from tests.integrations.mcp.helpers import proxied, texts, upstream_calls
+from tests.integrations.mcp.helpers import proxied, proxy_params, texts, upstream_calls
 
 GATE = """
 import json
@@ -249,6 +250,10 @@ def test_a_changed_description_is_hidden_and_refused_until_approved(
     assert texts(refused) == [message]
     assert f"ERROR hermes_hooks.mcp: {message}" in errlog.read_text(encoding="utf-8").splitlines()
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hi"}}]
+    capsys.readouterr()
+    assert main(["--home", str(home), "doctor", "--json"]) == 1  # loud outside the proxy too
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert {"level": "error", "subject": "mcp__fx__echo", "message": message} in findings
 
     assert main(["--home", str(home), "approve", "mcp__fx__echo"]) == 0
     assert capsys.readouterr().out == "Approved MCP tool definition: mcp__fx__echo\n"
@@ -370,3 +375,28 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_an_upstream_answering_garbage_gives_the_waiting_call_an_error(
+    home: Path, tmp_path: Path
+) -> None:
+    errlog = tmp_path / "proxy.log"
+    garbled = Path(__file__).with_name("garbled_server.py")
+
+    async def session() -> tuple[str, list[str]]:
+        params = proxy_params(home, tmp_path / "calls.jsonl", "--accept-hooks")
+        params.args[params.args.index("--") + 1 :] = [sys.executable, str(garbled)]
+        with errlog.open("a", encoding="utf-8") as err:
+            async with Client(stdio_client(params, errlog=err)) as client:
+                with pytest.raises(MCPError) as garbage:
+                    await client.call_tool("echo", {})
+                names = [t.name for t in (await client.list_tools()).tools]
+                return str(garbage.value), names
+
+    message, names = asyncio.run(session())
+    assert message == "the upstream server answered with a line that is not JSON-RPC"
+    assert names == ["echo"]  # the session goes on
+    assert (
+        "ERROR hermes_hooks.mcp: upstream fx wrote a line that is not JSON-RPC: "
+        "b'Traceback (most recent call last): oops\\n'; the waiting calls get an error"
+    ) in errlog.read_text(encoding="utf-8").splitlines()
