@@ -68,8 +68,9 @@ _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 _GARBLED = "the upstream server answered with a line that is not JSON-RPC"
 #: Lines up to this size (a large resource, a base64 image) are relayed.
 LINE_LIMIT = 64 * 1024 * 1024
-#: How long the upstream gets to exit after its stdin closes, then after SIGTERM.
-_GRACE = 2.0
+#: How long the upstream gets to exit after its stdin closes, then after SIGTERM: the
+#: whole escalation stays inside the two seconds clients give the proxy itself.
+_GRACE = 0.5
 
 
 @dataclass(slots=True)
@@ -146,12 +147,20 @@ class Proxy:
             start_new_session=True,  # its own process group: ended whole at the end
         )
         from_upstream = asyncio.create_task(self._from_upstream())
+        from_client = asyncio.create_task(self._from_client(reader))
+        # A client ends a server with SIGTERM when it does not exit soon after stdin
+        # closes: end the upstream first, or it outlives us in its own process group.
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, from_client.cancel)
         try:
-            await self._from_client(reader)
+            with contextlib.suppress(asyncio.CancelledError):
+                await from_client
         finally:
             self._closing = True
-            await self._end_session()
             await self._stop_upstream()
+            await self._end_session()
             from_upstream.cancel()
             for task in list(self._tasks):
                 task.cancel()
@@ -396,6 +405,11 @@ class Proxy:
             self._record(ids, tool, asked, answer.error.message, "error", duration)
             return
         result = answer.result
+        if result.get("resultType") == "input_required":
+            # Not the tool's result yet: the client answers the embedded requests and
+            # calls again (and pre_tool_call fires again on that call).
+            self._send(raw)
+            return
         error = bool(result.get("isError"))
         text = result_text(result)
         outcome = calls.Outcome(

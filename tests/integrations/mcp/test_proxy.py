@@ -15,10 +15,14 @@ from typing import Any
 import pytest
 from mcp import Client, MCPError
 from mcp.client.stdio import stdio_client
+from mcp.types import ElicitResult
 
 from hermes_hooks.cli import main
 from tests.helpers import write_plugin
 from tests.integrations.mcp.helpers import proxied, proxy_params, texts, upstream_calls
+
+#: The fixture upstream's tools, in its order.
+ALL_TOOLS = ["echo", "delete", "noop", "hang", "steps", "ask"]
 
 GATE = """
 import json
@@ -93,7 +97,7 @@ def test_a_gate_blocks_one_tool_rewrites_another_and_a_transform_rewrites_its_re
             return blocked, passed, modified, names
 
     blocked, passed, modified, names = asyncio.run(session())
-    assert names == ["echo", "delete", "noop", "hang"]  # passed through, unrenamed
+    assert names == ALL_TOOLS  # passed through, unrenamed
     assert blocked.is_error is True
     assert texts(blocked) == ["deleting is not allowed here"]
     assert texts(passed) == ["ECHO: HELLO"]
@@ -219,7 +223,7 @@ def test_the_upstream_killed_mid_call_gives_an_error_and_tools_list_keeps_workin
 
     failed, after, later = asyncio.run(session())
     assert failed == "the upstream server exited (code -9)"
-    assert after == ["echo", "delete", "noop", "hang"]
+    assert after == ALL_TOOLS
     assert later == "the upstream server exited (code -9)"
     log = errlog.read_text(encoding="utf-8")
     assert log.count("the upstream server exited (code -9)") == 1  # logged once
@@ -236,11 +240,11 @@ def test_a_changed_description_is_hidden_and_refused_until_approved(
             return names, await client.call_tool("echo", {"text": "hi"})
 
     names, first = asyncio.run(session("original", "--accept-hooks"))
-    assert names == ["echo", "delete", "noop", "hang"]
+    assert names == ALL_TOOLS
     assert texts(first) == ["echo: hi"]
 
     names, refused = asyncio.run(session("changed"))
-    assert names == ["delete", "noop", "hang"]
+    assert names == ALL_TOOLS[1:]
     message = (
         "tool mcp__fx__echo changed its description since it was approved; it is hidden "
         "and refused until approved again (approve it with: hermes-hooks approve "
@@ -258,7 +262,7 @@ def test_a_changed_description_is_hidden_and_refused_until_approved(
     assert main(["--home", str(home), "approve", "mcp__fx__echo"]) == 0
     assert capsys.readouterr().out == "Approved MCP tool definition: mcp__fx__echo\n"
     names, approved = asyncio.run(session("changed"))
-    assert names == ["echo", "delete", "noop", "hang"]
+    assert names == ALL_TOOLS
     assert texts(approved) == ["echo: hi"]
 
 
@@ -332,7 +336,7 @@ def test_an_approval_request_fails_closed_and_the_filter_hides_tools(
             return names, await client.call_tool("noop", {}), await client.call_tool("hang", {})
 
     names, noop, hang = asyncio.run(session("--deny-tool", "hang"))
-    assert names == ["echo", "delete", "noop"]
+    assert names == ["echo", "delete", "noop", "steps", "ask"]
     assert (noop.is_error, texts(noop)) == (
         True,
         ["BLOCKED: plugin approval required for mcp__fx__noop"],
@@ -370,11 +374,12 @@ def test_a_hanging_upstream_gives_a_timeout_error_and_the_client_leaving_ends_it
 
 
 def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting to be reaped counts as ended)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except FileNotFoundError:
         return False
-    return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def test_an_upstream_answering_garbage_gives_the_waiting_call_an_error(
@@ -400,3 +405,35 @@ def test_an_upstream_answering_garbage_gives_the_waiting_call_an_error(
         "ERROR hermes_hooks.mcp: upstream fx wrote a line that is not JSON-RPC: "
         "b'Traceback (most recent call last): oops\\n'; the waiting calls get an error"
     ) in errlog.read_text(encoding="utf-8").splitlines()
+
+
+def test_progress_and_an_elicitation_from_the_upstream_pass_through_both_ways(
+    home: Path, tmp_path: Path
+) -> None:
+    # The handshake-era protocol, where the server sends the client requests of its own.
+    errlog = tmp_path / "proxy.log"
+    progress: list[tuple[float, float | None, str | None]] = []
+    asked: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        progress.append((done, total, message))
+
+    async def on_elicit(_context: Any, params: Any) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def session() -> tuple[Any, Any]:
+        params = proxy_params(home, tmp_path / "calls.jsonl", "--accept-hooks")
+        with errlog.open("a", encoding="utf-8") as err:
+            client = Client(
+                stdio_client(params, errlog=err), mode="legacy", elicitation_callback=on_elicit
+            )
+            async with client:
+                steps = await client.call_tool("steps", {}, progress_callback=on_progress)
+                return steps, await client.call_tool("ask", {})
+
+    steps, ask = asyncio.run(session())
+    assert texts(steps) == ["done"]
+    assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+    assert texts(ask) == ["accept: Ada"]
+    assert asked == ["Who is asking?"]

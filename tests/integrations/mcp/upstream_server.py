@@ -14,7 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel
 
 LOG = Path(sys.argv[1])
 VARIANT = sys.argv[2] if len(sys.argv) > 2 else "original"
@@ -54,6 +55,23 @@ def hang() -> str:
     _record("hang", {"pid": os.getpid()})
     time.sleep(60)
     return "woke"
+
+
+@server.tool(description="Report progress three times, then finish.")
+async def steps(ctx: Context) -> str:
+    for step in (1, 2, 3):
+        await ctx.report_progress(step, 3, f"step {step}")
+    return "done"
+
+
+class _Name(BaseModel):
+    name: str
+
+
+@server.tool(description="Ask the client's user for a name (an elicitation request).")
+async def ask(ctx: Context) -> str:
+    answer = await ctx.elicit("Who is asking?", _Name)
+    return f"{answer.action}: {answer.data.name if answer.data else ''}"
 
 
 @server.resource("fixture://greeting", name="greeting", mime_type="text/plain")
