@@ -1,7 +1,8 @@
 """The MCP proxy's cost per ``tools/call``: proxied / direct, for a no-op tool over stdio.
 
-One SDK client session per design, all open at once and timed in interleaved rounds
-(so machine noise hits every side alike), each against the SDK-built fixture upstream
+One SDK client session per design, all open at once and timed call by call in
+interleaved order (so machine noise hits every side alike); each block of calls gives
+one ratio of the medians per design.  Each session runs against the SDK-built fixture upstream
 (``tests/integrations/mcp/upstream_server.py``):
 
 * direct: the client starts the upstream itself (the baseline, printed in ms as the
@@ -35,8 +36,8 @@ __all__ = ["run"]
 
 REPO = Path(__file__).resolve().parents[1]
 UPSTREAM = REPO / "tests" / "integrations" / "mcp" / "upstream_server.py"
-CALLS = 10  # per design per round: short, so each round sees the same machine load
-ROUNDS = 60
+CALLS = 100  # per design per block
+BLOCKS = 7  # each block gives one ratio of medians
 GATE = (
     "def gate(**kw):\n    return None\n\n\n"
     "def register(ctx):\n    ctx.register_hook('pre_tool_call', gate)\n"
@@ -82,20 +83,25 @@ async def _measure(work: Path) -> dict[str, list[float]]:
             for _ in range(20):  # warm up
                 await client.call_tool("noop", {})
             clients[name] = client
-        for round_ in range(ROUNDS):
-            order = list(clients.items())
-            if round_ % 2:
-                order.reverse()
-            for name, client in order:
-                started = time.perf_counter()
-                for _ in range(CALLS):
+        # Interleaved call by call: a load spike on this shared machine hits the
+        # neighbouring calls of every design alike, and the medians drop it.
+        for _ in range(BLOCKS):
+            block: dict[str, list[float]] = {name: [] for name in clients}
+            for call in range(CALLS):
+                order = list(clients.items())
+                if call % 2:
+                    order.reverse()
+                for name, client in order:
+                    started = time.perf_counter()
                     await client.call_tool("noop", {})
-                times.setdefault(name, []).append((time.perf_counter() - started) / CALLS)
+                    block[name].append(time.perf_counter() - started)
+            for name, values in block.items():
+                times.setdefault(name, []).append(statistics.median(values))
     return times
 
 
 def run() -> list[tuple[str, Any]]:
-    """Ratios per round of each design against direct, and the floor in ms."""
+    """Ratios per block of each design against direct, and the floor in ms."""
     with tempfile.TemporaryDirectory() as folder:
         times = asyncio.run(_measure(Path(folder)))
     direct = times.pop("direct")
