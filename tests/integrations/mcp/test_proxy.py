@@ -437,3 +437,29 @@ def test_progress_and_an_elicitation_from_the_upstream_pass_through_both_ways(
     assert progress == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
     assert texts(ask) == ["accept: Ada"]
     assert asked == ["Who is asking?"]
+
+
+def test_a_sigterm_to_the_proxy_ends_the_upstream_and_the_session_first(
+    home: Path, tmp_path: Path
+) -> None:
+    write_plugin(home / "plugins", "gate", GATE)
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    async def session() -> str:
+        async with proxied(home, calls, errlog, "--accept-hooks") as client:
+            call = asyncio.create_task(client.call_tool("hang", {}))
+            deadline = time.monotonic() + 30
+            while not upstream_calls(calls) and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            os.kill(upstream_calls(calls)[0]["arguments"]["parent"], signal.SIGTERM)
+            with pytest.raises(MCPError) as closed:
+                await call
+            return str(closed.value)
+
+    assert asyncio.run(session()) == "Connection closed"
+    pid = upstream_calls(calls)[0]["arguments"]["pid"]
+    deadline = time.monotonic() + 20
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _alive(pid) is False
+    assert _events(home)[-1] == {"hook": "on_session_end", "reason": "mcp_client_disconnected"}

@@ -52,7 +52,7 @@ def noop() -> str:
 
 @server.tool(description="Write the pid, then hang until killed.")
 def hang() -> str:
-    _record("hang", {"pid": os.getpid()})
+    _record("hang", {"pid": os.getpid(), "parent": os.getppid()})
     time.sleep(60)
     return "woke"
 
