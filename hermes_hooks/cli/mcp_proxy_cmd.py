@@ -65,6 +65,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0: wait as long as the client does)",
     )
     parser.add_argument(
+        "--upstream-url",
+        metavar="URL",
+        help="reach the upstream over streamable HTTP at URL instead of starting COMMAND",
+    )
+    parser.add_argument(
         "--record",
         metavar="PATH",
         help="write the session's tool calls as a recording that hermes-hooks replay runs",
@@ -77,15 +82,17 @@ def run(args: argparse.Namespace) -> int:
     command = list(args.upstream)
     if command[:1] == ["--"]:
         command = command[1:]
-    if not command:
+    if bool(command) == bool(args.upstream_url):
         print(
-            "hermes-hooks: mcp-proxy needs the upstream server: -- COMMAND [ARGS...]",
+            "hermes-hooks: mcp-proxy needs the upstream server: -- COMMAND [ARGS...] "
+            "or --upstream-url URL (one of them)",
             file=sys.stderr,
         )
         return EXIT_USAGE
     try:
         from hermes_hooks.integrations.mcp import stdio
         from hermes_hooks.integrations.mcp.proxy import Options, Proxy
+        from hermes_hooks.integrations.mcp.upstreams import HttpUpstream, StdioUpstream
     except ImportError as exc:
         print(
             f"hermes-hooks: mcp-proxy needs the MCP SDK ({exc.name} is missing): "
@@ -98,9 +105,13 @@ def run(args: argparse.Namespace) -> int:
     from hermes_hooks.integrations.mcp.naming import default_server_name, normalise
     from hermes_hooks.integrations.mcp.pins import ToolPins
 
+    if args.upstream_url:
+        upstream: HttpUpstream | StdioUpstream = HttpUpstream(args.upstream_url)
+        fallback = default_server_name([args.upstream_url.rstrip("/").rsplit("/mcp", 1)[0]])
+    else:
+        upstream, fallback = StdioUpstream(command), default_server_name(command)
     options = Options(
-        server=normalise(args.name) if args.name else default_server_name(command),
-        command=command,
+        server=normalise(args.name) if args.name else fallback,
         accept=bool(getattr(args, "accept_hooks", False)),
         approve=args.approve,
         allow=tuple(args.allow_tool),
@@ -113,11 +124,12 @@ def run(args: argparse.Namespace) -> int:
         # Bad config is loud here, before the client's first call: load raises.
         hooks = load_home(args)
         try:
-            proxy = Proxy(hooks, options, ToolPins(hooks.home))
+            proxy = Proxy(hooks, options, ToolPins(hooks.home), upstream)
             try:
                 asyncio.run(stdio.serve_stdio(proxy, stdin, protocol_out))
             except OSError as exc:
-                print(f"hermes-hooks: cannot start {command[0]!r}: {exc}", file=sys.stderr)
+                what = args.upstream_url or command[0]
+                print(f"hermes-hooks: cannot start {what!r}: {exc}", file=sys.stderr)
                 return EXIT_FAILURE
         finally:
             hooks.close()

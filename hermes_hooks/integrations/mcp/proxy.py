@@ -24,7 +24,6 @@ import contextlib
 import fnmatch
 import json
 import logging
-import os
 import signal
 import time
 import uuid
@@ -52,6 +51,7 @@ from hermes_hooks.integrations.mcp.naming import hook_tool_name
 from hermes_hooks.integrations.mcp.pins import ToolPins, Verdict
 from hermes_hooks.integrations.mcp.recorder import Recorder
 from hermes_hooks.integrations.mcp.results import block_result, replace_result, result_text
+from hermes_hooks.integrations.mcp.upstreams import LINE_LIMIT, Upstream
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -66,11 +66,6 @@ UPSTREAM_GONE = INTERNAL_ERROR
 #: The ``_meta`` key that stateless protocol versions put on every request.
 _VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 _GARBLED = "the upstream server answered with a line that is not JSON-RPC"
-#: Lines up to this size (a large resource, a base64 image) are relayed.
-LINE_LIMIT = 64 * 1024 * 1024
-#: How long the upstream gets to exit after its stdin closes, then after SIGTERM: the
-#: whole escalation stays inside the two seconds clients give the proxy itself.
-_GRACE = 0.5
 
 
 @dataclass(slots=True)
@@ -78,7 +73,6 @@ class Options:
     """How one proxy runs (the ``mcp-proxy`` command line)."""
 
     server: str
-    command: list[str]
     accept: bool = False  # --accept-hooks: pin every definition seen in this run
     approve: str = "deny"  # the approval policy: "deny" (fail closed) or "allow"
     allow: tuple[str, ...] = ()  # tool patterns listed and callable (empty: all)
@@ -116,8 +110,9 @@ def _result(request_id: Any, result: dict[str, Any]) -> bytes:
 class Proxy:
     """One client session relayed to one upstream server, with the hooks of ``hooks``."""
 
-    def __init__(self, hooks: Hooks, options: Options, pins: ToolPins) -> None:
+    def __init__(self, hooks: Hooks, options: Options, pins: ToolPins, upstream: Upstream) -> None:
         self.hooks = hooks
+        self.upstream = upstream
         self.options = options
         self.pins = pins
         self._session = _Session()
@@ -128,7 +123,6 @@ class Proxy:
         self._own_ids = 0
         self._gone: str | None = None  # why the upstream cannot answer, once it cannot
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._upstream: asyncio.subprocess.Process | None = None
         self._to_client: asyncio.StreamWriter | None = None
         self._recorder: Recorder | None = None
         self._closing = False  # the client has gone: the upstream's exit is expected
@@ -139,13 +133,7 @@ class Proxy:
         """Relay until the client closes ``reader``; return the upstream's exit code
         (0 when the proxy ended it)."""
         self._to_client = writer
-        self._upstream = await asyncio.create_subprocess_exec(
-            *self.options.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            limit=LINE_LIMIT,
-            start_new_session=True,  # its own process group: ended whole at the end
-        )
+        await self.upstream.start()
         from_upstream = asyncio.create_task(self._from_upstream())
         from_client = asyncio.create_task(self._from_client(reader))
         # A client ends a server with SIGTERM when it does not exit soon after stdin
@@ -159,7 +147,7 @@ class Proxy:
                 await from_client
         finally:
             self._closing = True
-            await self._stop_upstream()
+            await self.upstream.stop()
             await self._end_session()
             from_upstream.cancel()
             for task in list(self._tasks):
@@ -205,17 +193,14 @@ class Proxy:
         await self._to_upstream(line)
 
     async def _from_upstream(self) -> None:
-        assert self._upstream is not None and self._upstream.stdout is not None
-        stdout = self._upstream.stdout
         while True:
             try:
-                line = await stdout.readline()
+                line = await self.upstream.receive()
             except ValueError:
                 self._lost(f"the upstream sent a message over {LINE_LIMIT} bytes")
                 return
             if not line:
-                code = await self._upstream.wait()
-                self._lost(f"the upstream server exited (code {code})")
+                self._lost(self.upstream.ended())
                 return
             if not line.strip():
                 continue
@@ -489,14 +474,8 @@ class Proxy:
             raise _UpstreamGone(message, REQUEST_TIMEOUT) from None
 
     async def _to_upstream(self, line: bytes) -> None:
-        upstream = self._upstream
-        if upstream is None or upstream.stdin is None or self._gone is not None:
-            return
-        try:
-            upstream.stdin.write(line)
-            await upstream.stdin.drain()
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the reader sees the exit and reports it once
+        if self._gone is None:
+            await self.upstream.send(line)
 
     def _garbage(self, line: bytes) -> None:
         """A line from the upstream that is no JSON-RPC message: it cannot be matched to
@@ -543,27 +522,6 @@ class Proxy:
             self._send(
                 _error(request.id, UPSTREAM_GONE, why or self._gone or "the upstream is gone")
             )
-
-    async def _stop_upstream(self) -> None:
-        """Close the upstream's stdin, then end its process group if it lingers."""
-        upstream = self._upstream
-        if upstream is None:
-            return
-        if upstream.stdin is not None:
-            with contextlib.suppress(OSError):
-                upstream.stdin.close()
-        for sig in (None, signal.SIGTERM, signal.SIGKILL):
-            if sig is not None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(upstream.pid, sig)
-            try:
-                await asyncio.wait_for(upstream.wait(), _GRACE)
-                break
-            except asyncio.TimeoutError:
-                continue
-        # Whatever it started in its group goes too, even after it exited itself.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(upstream.pid, signal.SIGKILL)
 
     # -- the session and the hooks ---------------------------------------------------
 

@@ -6,7 +6,8 @@ import asyncio
 import os
 from typing import IO, Any
 
-from hermes_hooks.integrations.mcp.proxy import LINE_LIMIT, Proxy
+from hermes_hooks.integrations.mcp.proxy import Proxy
+from hermes_hooks.integrations.mcp.upstreams import LINE_LIMIT
 
 __all__ = ["serve_stdio"]
 

@@ -7,6 +7,8 @@ import asyncio
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,7 +21,13 @@ from mcp.types import ElicitResult
 
 from hermes_hooks.cli import main
 from tests.helpers import write_plugin
-from tests.integrations.mcp.helpers import proxied, proxy_params, texts, upstream_calls
+from tests.integrations.mcp.helpers import (
+    UPSTREAM,
+    proxied,
+    proxy_params,
+    texts,
+    upstream_calls,
+)
 
 #: The fixture upstream's tools, in its order.
 ALL_TOOLS = ["echo", "delete", "noop", "hang", "steps", "ask"]
@@ -463,3 +471,44 @@ def test_a_sigterm_to_the_proxy_ends_the_upstream_and_the_session_first(
         time.sleep(0.1)
     assert _alive(pid) is False
     assert _events(home)[-1] == {"hook": "on_session_end", "reason": "mcp_client_disconnected"}
+
+
+def test_an_upstream_over_streamable_http_is_guarded_the_same(home: Path, tmp_path: Path) -> None:
+    write_plugin(home / "plugins", "gate", GATE)
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+    with socket.socket() as probe:  # a free port on the loopback interface
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, str(UPSTREAM), str(calls), "original", str(port)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+
+        async def session() -> tuple[list[str], Any, Any, Any]:
+            params = proxy_params(home, calls, "--accept-hooks")
+            cut = params.args.index("--")
+            params.args[cut:] = ["--upstream-url", f"http://127.0.0.1:{port}/mcp"]
+            with errlog.open("a", encoding="utf-8") as err:
+                async with Client(stdio_client(params, errlog=err)) as client:
+                    names = [t.name for t in (await client.list_tools()).tools]
+                    blocked = await client.call_tool("delete", {"path": "/etc"})
+                    passed = await client.call_tool("echo", {"text": "hello"})
+                    read = await client.read_resource("fixture://greeting")
+                    return names, blocked, passed, read
+
+        names, blocked, passed, read = asyncio.run(session())
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert names == ALL_TOOLS
+    assert (blocked.is_error, texts(blocked)) == (True, ["deleting is not allowed here"])
+    assert texts(passed) == ["ECHO: HELLO"]
+    assert [c.text for c in read.contents] == ["hello from the upstream"]
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hello"}}]

@@ -1,6 +1,7 @@
 """A real MCP server built with the SDK, run as the upstream of the proxy in tests.
 
-``python upstream_server.py LOG [VARIANT]``: every tool call appends a JSON line
+``python upstream_server.py LOG [VARIANT [PORT]]`` (PORT: over streamable HTTP on
+127.0.0.1 instead of stdio): every tool call appends a JSON line
 ``{"tool": name, "arguments": {...}}`` to LOG before it answers, so a test can prove
 the upstream was (or was never) called.  VARIANT ``changed`` swaps the description of
 ``echo`` for an instruction to the model, as a hostile server update would.
@@ -85,4 +86,7 @@ def review(path: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if len(sys.argv) > 3:  # a third argument: serve streamable HTTP on this port
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[3]))
+    else:
+        server.run()
