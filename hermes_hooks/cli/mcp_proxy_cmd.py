@@ -119,6 +119,15 @@ def run(args: argparse.Namespace) -> int:
         call_timeout=args.call_timeout,
         record=Path(args.record).expanduser().absolute() if args.record else None,
     )
+    if not args.name:
+        # A matcher written for the client's key (mcp__files__.*) would silently stop
+        # matching under a guessed name: say which name the hooks see.
+        print(
+            f"hermes-hooks: warning: no --name; hooks see this server's tools as "
+            f"mcp__{options.server}__<tool>. Pass --name with the server's key in the "
+            "client's configuration so that matchers written for it match.",
+            file=sys.stderr,
+        )
     stdin = sys.stdin
     with hook_output_to_stderr() as protocol_out:
         # Bad config is loud here, before the client's first call: load raises.

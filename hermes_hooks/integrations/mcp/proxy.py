@@ -117,7 +117,6 @@ class Proxy:
         self.pins = pins
         self._session = _Session()
         self._pending: dict[Any, asyncio.Future[Any]] = {}
-        self._definitions: dict[str, dict[str, Any]] = {}  # upstream name → definition
         self._verdicts: dict[str, Verdict | None] = {}  # None: allowed
         self._last_listing: dict[str, Any] | None = None
         self._own_ids = 0
@@ -130,8 +129,8 @@ class Proxy:
     # -- running ---------------------------------------------------------------------
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> int:
-        """Relay until the client closes ``reader``; return the upstream's exit code
-        (0 when the proxy ended it)."""
+        """Relay until the client closes ``reader`` (or a SIGTERM, SIGHUP or SIGINT
+        arrives), then end the upstream and the session; return 0."""
         self._to_client = writer
         await self.upstream.start()
         from_upstream = asyncio.create_task(self._from_upstream())
@@ -236,9 +235,6 @@ class Proxy:
         """``listing`` without the tools that are filtered out or not approved; pins
         what ``--accept-hooks`` accepts, records what waits for approval."""
         tools = [t for t in listing.get("tools") or [] if isinstance(t, dict)]
-        for tool in tools:
-            if isinstance(tool.get("name"), str):
-                self._definitions[tool["name"]] = tool
         self._judge({t["name"]: t for t in tools if isinstance(t.get("name"), str)})
         shown = [t for t in tools if self._verdicts.get(str(t.get("name"))) is None]
         if len(shown) == len(listing.get("tools") or []):
