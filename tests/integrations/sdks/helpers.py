@@ -18,6 +18,8 @@ SHELL_CONTEXT = "shell says: it is Tuesday"
 SHELL_BLOCK = "rm -rf is not allowed here"
 #: The plugin's block message for the ``delete_everything`` tool.
 PLUGIN_BLOCK = "the guard plugin refuses delete_everything"
+#: The fail-closed block of the plugin's gate when it raises (for ``crash_the_gate``).
+CRASH_BLOCK = "pre_tool_call plugin callback gate raised RuntimeError: the gate itself crashed"
 
 _PLUGIN = """
 import json
@@ -37,6 +39,10 @@ def gate(tool_name, args, **kwargs):
         return {"action": "block", "message": "@BLOCK@"}
     if tool_name == "crash_the_gate":
         raise RuntimeError("the gate itself crashed")
+    if tool_name == "ask_first":
+        return {"action": "approve", "message": "a human should look"}
+    if args.get("command") == "ls":
+        return {"action": "modify", "args": {"command": "ls -la"}}
     return None
 
 
@@ -159,3 +165,21 @@ def fired(home: Path) -> list[dict[str, Any]]:
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+class BrokenFacade:
+    """Real hooks whose ``broken`` facade methods raise, as an adapter bug would: the
+    adapter's own failure path, not the dispatcher's (which isolates callbacks)."""
+
+    def __init__(self, hooks: Hooks, *broken: str) -> None:
+        self._hooks = hooks
+        self._broken = set(broken)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._broken:
+
+            def fail(**payload: Any) -> Any:
+                raise KeyError(f"adapter bug in {name}")
+
+            return fail
+        return getattr(self._hooks, name)
