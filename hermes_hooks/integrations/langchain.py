@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain.agents.middleware.types import ModelRequest, ModelResponse
@@ -62,10 +62,15 @@ _ToolHandler = Callable[[ToolCallRequest], _ToolResult]
 _AsyncToolHandler = Callable[[ToolCallRequest], Awaitable[_ToolResult]]
 
 
-class HermesState(AgentState[Any]):
-    """The agent state plus the current turn (ids, user message, context)."""
+if TYPE_CHECKING:
+    # Without the SDK installed the base is Any, which a TypedDict cannot extend.
+    HermesState = dict[str, Any]
+else:
 
-    hermes_turn: NotRequired[dict[str, Any]]
+    class HermesState(AgentState):
+        """The agent state plus the current turn (ids, user message, context)."""
+
+        hermes_turn: NotRequired[dict[str, Any]]
 
 
 def _text(content: Any) -> str:
@@ -99,7 +104,7 @@ def _history(messages: list[Any]) -> list[dict[str, Any]]:
     return history
 
 
-class HermesMiddleware(AgentMiddleware[HermesState, Any]):
+class HermesMiddleware(AgentMiddleware[Any, Any]):
     """Fires the hermes-hooks catalogue around a LangChain agent's model and tool calls.
 
     ``hooks`` is a loaded :class:`~hermes_hooks.hooks.Hooks`; ``approve`` is what a

@@ -331,32 +331,34 @@ class _HandoffHooks(RunHooks[Any]):
                 duration_ms=elapsed_ms(started),
             )
 
-    async def on_llm_start(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_llm_start(
+        self, context: Any, agent: Any, system_prompt: str | None, input_items: list[Any]
+    ) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_llm_start(*args, **kwargs)
+            await self._inner.on_llm_start(context, agent, system_prompt, input_items)
 
-    async def on_llm_end(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_llm_end(self, context: Any, agent: Any, response: Any) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_llm_end(*args, **kwargs)
+            await self._inner.on_llm_end(context, agent, response)
 
-    async def on_agent_start(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_agent_start(self, context: Any, agent: Any) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_agent_start(*args, **kwargs)
+            await self._inner.on_agent_start(context, agent)
 
-    async def on_agent_end(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_agent_end(self, context: Any, agent: Any, output: Any) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_agent_end(*args, **kwargs)
+            await self._inner.on_agent_end(context, agent, output)
 
-    async def on_tool_start(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_tool_start(*args, **kwargs)
+            await self._inner.on_tool_start(context, agent, tool)
 
-    async def on_tool_end(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: object) -> None:
         """Forwarded to the caller's run hooks."""
         if self._inner is not None:
-            await self._inner.on_tool_end(*args, **kwargs)
+            await self._inner.on_tool_end(context, agent, tool, result)
