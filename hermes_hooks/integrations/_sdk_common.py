@@ -94,6 +94,9 @@ class Gate:
 
     args: dict[str, Any]
     message: str | None = None
+    #: The approval's message when ``pre_tool_call`` asked for one and the policy let the
+    #: call through (``approve="allow"``): a host with its own approval gate asks there.
+    approval: str | None = None
 
     @property
     def blocked(self) -> bool:
@@ -172,12 +175,20 @@ class SdkFirings:
         turn.context = context if isinstance(context, str) and context else None
         return turn.context
 
-    def end(self, turn: Turn, response: str | None, *, error: BaseException | None = None) -> str:
+    def end(
+        self,
+        turn: Turn,
+        response: str | None,
+        *,
+        error: BaseException | None = None,
+        transform: bool = True,
+    ) -> str:
         """Fire ``transform_llm_output`` and ``post_llm_call`` for a turn that produced
-        ``response``, then ``on_session_end``; return the (maybe replaced) response."""
+        ``response``, then ``on_session_end``; return the (maybe replaced) response.
+        ``transform=False`` where the host cannot replace the response."""
         hooks = self.hooks
         final = response or ""
-        if error is None and final:
+        if error is None and final and transform:
             replaced = self._guarded(
                 "transform_llm_output",
                 lambda: hooks.transform_llm_output(
@@ -190,6 +201,7 @@ class SdkFirings:
             )
             if isinstance(replaced, str) and replaced:
                 final = replaced
+        if error is None and final:
             delivered = final
             self._guarded(
                 "post_llm_call",
@@ -250,6 +262,9 @@ class SdkFirings:
         elif decision.action == "approve" and self.approve == "deny":
             message = f"BLOCKED: plugin approval required for {tool_name}"
         if message is None:
+            if decision.action == "approve":
+                asked = decision.message or f"plugin approval required for {tool_name}"
+                return Gate(decision.args, approval=asked)
             return Gate(decision.args)
         blocked = message
         self._guarded(
@@ -279,9 +294,11 @@ class SdkFirings:
         *,
         duration_ms: int,
         error: str | None = None,
+        transform: bool = True,
     ) -> str:
         """Fire ``post_tool_call`` and ``transform_tool_result`` for a call that ran;
-        return the result the model should see."""
+        return the result the model should see.  ``transform=False`` where the host
+        cannot replace the result (a transform it could not honour is not fired)."""
         after: dict[str, Any] = {
             "tool_name": tool_name,
             "args": args,
@@ -295,6 +312,8 @@ class SdkFirings:
         self._guarded(
             "post_tool_call", lambda: self.hooks.post_tool_call(**after, middleware_trace=[]), None
         )
+        if not transform:
+            return result
         replaced = self._guarded(
             "transform_tool_result", lambda: self.hooks.transform_tool_result(**after), None
         )

@@ -128,8 +128,9 @@ def _script(path: Path, text: str) -> Path:
     return path
 
 
-def make_home(root: Path) -> Path:
-    """A Hermes home with the guard plugin and the two shell hooks."""
+def make_home(root: Path, gate_matcher: str = "run_shell") -> Path:
+    """A Hermes home with the guard plugin and the two shell hooks (the shell gate on
+    the tools ``gate_matcher`` matches)."""
     home = root / "hermes-home"
     plugin = home / "plugins" / "guard"
     plugin.mkdir(parents=True)
@@ -143,7 +144,7 @@ def make_home(root: Path) -> Path:
     (home / "config.yaml").write_text(
         "hooks:\n"
         "  pre_tool_call:\n"
-        "    - matcher: run_shell\n"
+        f"    - matcher: {gate_matcher}\n"
         f'      command: "{gate} {log}"\n'
         "      timeout: 20\n"
         "  pre_llm_call:\n"
