@@ -69,6 +69,8 @@ def session(hook):
 
 def final(response_text, **kwargs):
     _note("transform_llm_output", text=response_text)
+    if response_text == "say it loud":
+        return "SAID LOUD"
     return None
 
 

@@ -268,3 +268,20 @@ def test_a_hand_built_langgraph_tool_node_is_gated(tmp_path: Path) -> None:
         ("pre_tool_call", None),
         ("pre_tool_call", None),
     ]
+
+
+def test_a_replaced_final_text_rewrites_the_last_ai_message(tmp_path: Path) -> None:
+    home = make_home(tmp_path)
+    hooks = load_home(home)
+    model = ScriptedChat(seen=[], responses=[AIMessage(content="say it loud", id="ai-1")])
+    try:
+        agent = create_agent(model, _tools([]), middleware=[HermesMiddleware(hooks)])
+        result = agent.invoke({"messages": [HumanMessage("hi")]})
+    finally:
+        hooks.close()
+    assert [(type(m).__name__, m.content) for m in result["messages"]] == [
+        ("HumanMessage", "hi"),
+        ("AIMessage", "SAID LOUD"),
+    ]
+    posts = [n["response"] for n in fired(home) if n["hook"] == "post_llm_call"]
+    assert posts == ["SAID LOUD"]

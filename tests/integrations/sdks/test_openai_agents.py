@@ -264,3 +264,16 @@ def test_the_original_agent_is_left_unguarded(tmp_path: Path) -> None:
     assert all(
         not getattr(t.on_invoke_tool, "__hermes_hooks_wrapped__", False) for t in agent.tools
     )
+
+
+def test_a_replaced_final_text_is_the_run_s_output(tmp_path: Path) -> None:
+    home = make_home(tmp_path)
+    model = ScriptedModel([[assistant_message("say it loud")]])
+    hooks = load_home(home)
+    try:
+        result = asyncio.run(OpenAIAgentsGuard(hooks).run(_shell_agent([], model), "hi"))
+    finally:
+        hooks.close()
+    assert result.final_output == "SAID LOUD"
+    posts = [n["response"] for n in fired(home) if n["hook"] == "post_llm_call"]
+    assert posts == ["SAID LOUD"]
