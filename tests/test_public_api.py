@@ -5,7 +5,6 @@ tree (or is one of the documented exceptions outside it)."""
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import inspect
 import pkgutil
 
@@ -13,6 +12,7 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks import errors
+from tests.helpers import importable
 
 PUBLIC_ALL: dict[str, list[str]] = {
     "hermes_hooks": [
@@ -159,22 +159,13 @@ OUTSIDE_THE_TREE = {
 }
 
 
-#: Modules that import an optional extra's package at the top: checked only where that
-#: package is installed (``tox -e sdks`` installs the agent SDKs).
-NEEDS_EXTRA = {
-    "hermes_hooks.integrations.openai_agents": "agents",
-    "hermes_hooks.integrations.langchain": "langchain",
-    "hermes_hooks.integrations.claude_agent_sdk": "claude_agent_sdk",
-}
-
-
 def _all_modules() -> list[str]:
     # __main__ runs the command line on import, so it is left out.
     return ["hermes_hooks"] + [
         m.name
         for m in pkgutil.walk_packages(hermes_hooks.__path__, "hermes_hooks.")
         if not m.name.endswith("__main__")
-        if m.name not in NEEDS_EXTRA or importlib.util.find_spec(NEEDS_EXTRA[m.name]) is not None
+        if importable(m.name)
     ]
 
 
