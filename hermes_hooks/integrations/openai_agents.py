@@ -22,7 +22,8 @@ What fires, and where the SDK lets us in:
   SDK raised it).
 
 Not fired: the API-level hooks (``pre_api_request`` ...), streaming observers, the
-approval hooks and ``pre_verify``.  Hosted tools (web search, file search, computer,
+approval hooks and ``pre_verify``; ``Runner.run_streamed`` with :meth:`agent` and
+:meth:`run_config` gets the tool hooks only.  Hosted tools (web search, file search, computer,
 shell run by the provider) and MCP tools never pass through ``on_invoke_tool``, so
 ``pre_tool_call`` does not see them; put MCP servers behind ``hermes-hooks mcp-proxy``.
 """
