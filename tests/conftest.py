@@ -20,6 +20,10 @@ from hermes_hooks.hooks import Hooks
 #: tests/reference/ needs hermes-agent and real plugin distributions installed: only
 #: ``tox -e reference`` (which sets HERMES_REFERENCE=1) collects it.
 collect_ignore = [] if os.environ.get("HERMES_REFERENCE") else ["reference"]
+#: tests/integrations/sdks/ needs the agent SDKs (the openai-agents, langchain and
+#: claude-agent-sdk extras): only ``tox -e sdks`` (which sets HERMES_SDKS=1) collects it.
+if not os.environ.get("HERMES_SDKS"):
+    collect_ignore.append("integrations/sdks")
 #: tests/integrations/mcp/ needs the MCP SDK: only ``tox -e mcp`` (HERMES_MCP=1) collects it.
 if not os.environ.get("HERMES_MCP"):
     collect_ignore.append("integrations/mcp")

@@ -2,8 +2,25 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
+
+#: Modules that import an optional extra's package at the top: imported by the
+#: meta-tests only where that package is installed (``tox -e sdks`` has the agent SDKs).
+NEEDS_EXTRA = {
+    "hermes_hooks.integrations.openai_agents": "agents",
+    "hermes_hooks.integrations.langchain": "langchain",
+    "hermes_hooks.integrations.claude_agent_sdk": "claude_agent_sdk",
+    "hermes_hooks.integrations.mcp.proxy": "mcp_types",
+    "hermes_hooks.integrations.mcp.stdio": "mcp_types",
+}
+
+
+def importable(module: str) -> bool:
+    """False for a module of :data:`NEEDS_EXTRA` whose extra is not installed here."""
+    extra = NEEDS_EXTRA.get(module)
+    return extra is None or importlib.util.find_spec(extra) is not None
 
 
 def tool_payload(**overrides: Any) -> dict[str, Any]:

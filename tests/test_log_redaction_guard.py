@@ -10,13 +10,13 @@ import ast
 import os
 import subprocess
 import sys
-from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
 
 import hermes_hooks
 from hermes_hooks._log import REDACTED_LOGGERS, get_logger
+from tests.helpers import importable
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = Path(hermes_hooks.__file__).resolve().parent
@@ -106,21 +106,12 @@ def test_the_package_import_loads_no_logging() -> None:
     assert (out, err) == ("False\n", "")
 
 
-#: Modules that import an optional extra's package at import time, and that package.
-NEEDS_EXTRA = {"hermes_hooks.integrations.mcp.proxy": "mcp_types"}
-
-
 def test_every_module_that_logs_redacts_when_imported_alone() -> None:
     modules = [
         _module_name(path)
         for path in MODULES
-        if path.name != "_log.py"
-        and _loggers_of(ast.parse(path.read_text(encoding="utf-8")))
-        # A module needing an optional extra is checked where the extra is installed
-        # (``tox -e mcp`` runs this test too).
-        and not (
-            _module_name(path) in NEEDS_EXTRA and find_spec(NEEDS_EXTRA[_module_name(path)]) is None
-        )
+        if path.name != "_log.py" and _loggers_of(ast.parse(path.read_text(encoding="utf-8")))
+        if importable(_module_name(path))
     ]
     assert "hermes_hooks.config" in modules and "hermes_hooks.shell.hook" in modules
     answers: dict[str, str] = {}

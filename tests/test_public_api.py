@@ -12,6 +12,7 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks import errors
+from tests.helpers import importable
 
 PUBLIC_ALL: dict[str, list[str]] = {
     "hermes_hooks": [
@@ -164,6 +165,7 @@ def _all_modules() -> list[str]:
         m.name
         for m in pkgutil.walk_packages(hermes_hooks.__path__, "hermes_hooks.")
         if not m.name.endswith("__main__")
+        if importable(m.name)
     ]
 
 
