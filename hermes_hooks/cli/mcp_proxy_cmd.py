@@ -20,7 +20,7 @@ from pathlib import Path
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 EPILOG = (
-    "Example server entry: command hermes-hooks, args [mcp-proxy, --home, ~/.hermes, "
+    "Example server entry: command hermes-hooks, args [mcp-proxy, --home, /home/me/.hermes, "
     "--name, files, --, npx, -y, @modelcontextprotocol/server-filesystem, /srv]. "
     "Tool definitions must be approved (hermes-hooks approve mcp__files__*) or accepted "
     "for a run (--accept-hooks); a changed definition is hidden and refused. Exit codes: "
