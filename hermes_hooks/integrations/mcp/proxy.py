@@ -287,12 +287,13 @@ class Proxy:
     async def _refusal(self, name: str, meta: dict[str, Any] | None) -> str | None:
         """Why ``name`` may not be called, or None; lists the upstream's tools first
         when the proxy has not seen the tool yet (a client may call from its cache)."""
+        tool = hook_tool_name(self.options.server, name)
         if name not in self._verdicts:
-            await self._list_upstream(meta)
+            failed = await self._list_upstream(meta)
+            if failed is not None:  # its definition cannot be checked: fail closed
+                return f"tool {tool} is refused: the upstream did not list its tools ({failed})"
         if name not in self._verdicts:
-            return (
-                f"tool {hook_tool_name(self.options.server, name)} is not offered by the upstream"
-            )
+            return f"tool {tool} is not offered by the upstream"
         verdict = self._verdicts[name]
         if verdict is None:
             return None
@@ -300,7 +301,9 @@ class Proxy:
             return f"tool {verdict.tool} is not allowed through this proxy"
         return verdict.message()
 
-    async def _list_upstream(self, meta: dict[str, Any] | None) -> None:
+    async def _list_upstream(self, meta: dict[str, Any] | None) -> str | None:
+        """List the upstream's tools (every page) and judge them; the upstream's error
+        message when it would not list them."""
         cursor: str | None = None
         while True:
             params: dict[str, Any] = {"_meta": meta} if meta else {}
@@ -315,11 +318,11 @@ class Proxy:
             )
             answer, _ = await self._request_upstream(request, None)
             if isinstance(answer, JSONRPCError):
-                return
+                return str(answer.error.message)
             self._screen(answer.result)
             cursor = answer.result.get("nextCursor")
             if not cursor:
-                return
+                return None
 
     async def _tool_call(self, request: JSONRPCRequest, line: bytes) -> None:
         try:

@@ -512,3 +512,75 @@ def test_an_upstream_over_streamable_http_is_guarded_the_same(home: Path, tmp_pa
     assert texts(passed) == ["ECHO: HELLO"]
     assert [c.text for c in read.contents] == ["hello from the upstream"]
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hello"}}]
+
+
+def test_a_call_before_any_listing_is_still_judged_and_client_garbage_gets_a_parse_error(
+    home: Path, tmp_path: Path
+) -> None:
+    # A client may call from a cached listing: the proxy lists the upstream itself first.
+    version = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    meta = {
+        **version,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = proxy_params(home, tmp_path / "calls.jsonl")  # no --accept-hooks
+    with (tmp_path / "proxy.log").open("w", encoding="utf-8") as err:
+        proxy = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=params.env,
+        )
+        assert proxy.stdin is not None and proxy.stdout is not None
+
+        def ask(line: bytes) -> dict[str, Any]:
+            assert proxy.stdin is not None and proxy.stdout is not None
+            proxy.stdin.write(line)
+            proxy.stdin.flush()
+            return json.loads(proxy.stdout.readline())
+
+        def call(ident: Any, name: str, envelope: dict[str, Any] = meta) -> dict[str, Any]:
+            request = {"name": name, "arguments": {"text": "x"}, "_meta": envelope}
+            message = {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": request}
+            return ask(json.dumps(message).encode() + b"\n")
+
+        # The proxy's own listing carries the call's envelope: an incomplete one gets
+        # the upstream's refusal to list, and the call is refused (fail closed).
+        unlisted = call("b", "echo", version)
+        unapproved, missing = call("a", "echo"), call(7, "nope")
+        garbage = ask(b"this is not json\n")
+        proxy.stdin.close()
+        code = proxy.wait(timeout=30)
+        proxy.stdout.close()
+    assert unlisted["result"]["content"][0]["text"] == (
+        "tool mcp__fx__echo is refused: the upstream did not list its tools (params._meta is "
+        "missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities)"
+    )
+    assert unapproved == {
+        "jsonrpc": "2.0",
+        "id": "a",
+        "result": {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "tool mcp__fx__echo has not been approved; it is hidden and "
+                    "refused (approve it with: hermes-hooks approve mcp__fx__echo)",
+                }
+            ],
+            "isError": True,
+            "resultType": "complete",
+        },
+    }
+    assert missing["id"] == 7
+    assert missing["result"]["content"][0]["text"] == (
+        "tool mcp__fx__nope is not offered by the upstream"
+    )
+    assert garbage == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "not a JSON-RPC message"},
+    }
+    assert code == 0
+    assert upstream_calls(tmp_path / "calls.jsonl") == []
