@@ -4,12 +4,14 @@ process, and an SDK-built upstream server as its child."""
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -584,3 +586,45 @@ def test_a_call_before_any_listing_is_still_judged_and_client_garbage_gets_a_par
     }
     assert code == 0
     assert upstream_calls(tmp_path / "calls.jsonl") == []
+
+
+def test_an_outbound_webhook_receives_the_proxied_tool_call(home: Path, tmp_path: Path) -> None:
+    received: list[dict[str, Any]] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["Content-Length"])
+            received.append(json.loads(self.rfile.read(length)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        (home / "config.yaml").write_text(
+            "hooks:\n"
+            "  outbound:\n"
+            "    - name: monitor\n"
+            f"      url: http://127.0.0.1:{server.server_address[1]}/events\n"
+            "      events: [post_tool_call]\n"
+            "      matcher: 'mcp__.*'\n",
+            encoding="utf-8",
+        )
+        calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+        async def session() -> None:
+            async with proxied(home, calls, errlog, "--accept-hooks") as client:
+                await client.call_tool("echo", {"text": "hi"})
+
+        asyncio.run(session())  # the proxy flushes its lanes when the session ends
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [
+        (r["hook_event_name"], r["tool_name"], r["tool_input"], r["extra"]["result"])
+        for r in received
+    ] == [("post_tool_call", "mcp__fx__echo", {"text": "hi"}, "echo: hi")]
