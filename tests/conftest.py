@@ -20,6 +20,11 @@ from hermes_hooks.hooks import Hooks
 #: tests/reference/ needs hermes-agent and real plugin distributions installed: only
 #: ``tox -e reference`` (which sets HERMES_REFERENCE=1) collects it.
 collect_ignore = [] if os.environ.get("HERMES_REFERENCE") else ["reference"]
+#: tests/tools/ runs tools that are no run-time dependency (shtab, the completion extra;
+#: the pre-commit tool, which builds a venv of this repository): only ``tox -e tools``
+#: (which sets HERMES_TOOLS=1) collects it.
+if not os.environ.get("HERMES_TOOLS"):
+    collect_ignore.append("tools")
 
 
 def pytest_configure(config: pytest.Config) -> None:
