@@ -30,7 +30,7 @@ from typing import Any
 
 from hermes_hooks.claude.options import MODEL_KINDS
 from hermes_hooks.claude.rules import parse_rule
-from hermes_hooks.claude.shells import needs_shell
+from hermes_hooks.claude.shells import needs_bash, needs_shell
 from hermes_hooks.claude.tables import (
     DIALECT,
     UNMAPPED_EVENTS,
@@ -591,6 +591,10 @@ def _convert_handler(
     refused = _options(handler, event, entry, notes)
     if refused is not None:
         return Skipped(origin, refused)
+    if "shell" not in entry and wrapper is None and "command" in entry and needs_bash(entry):
+        # Claude Code's default shell runs a script that execve refuses; so does ours.
+        entry["shell"] = "bash"
+        notes.append("its script has no #! line: it runs through bash, as in Claude Code")
     if source.plugin_root is not None:
         entry["plugin_root"] = str(source.plugin_root)
         data = home / "agent-hooks" / "claude-code" / "plugin-data" / (source.plugin or "plugin")

@@ -22,10 +22,13 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+from collections.abc import Mapping
+from typing import Any
 
+from hermes_hooks.shell.config import script_for_command
 from hermes_hooks.shell.entry import EntryRefused
 
-__all__ = ["SHELL_KEY", "needs_shell", "shell_argv", "shell_program"]
+__all__ = ["SHELL_KEY", "needs_bash", "needs_shell", "shell_argv", "shell_program"]
 
 #: The entry key, as Claude Code's handler field.
 SHELL_KEY = "shell"
@@ -33,6 +36,14 @@ SHELL_KEY = "shell"
 _RUN_ARGV = '"$0" "$@"'
 _SHELL_CHARS = frozenset("|&;<>()$`*?[]{}!#\n\\")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: How the executable formats the kernel starts begin (ELF, Mach-O, a #! line).
+_EXECUTABLE_MAGIC = (
+    b"#!",
+    b"\x7fELF",
+    b"\xcf\xfa\xed\xfe",
+    b"\xfe\xed\xfa\xcf",
+    b"\xca\xfe\xba\xbe",
+)
 
 
 def needs_shell(text: str) -> bool:
@@ -65,6 +76,22 @@ def needs_shell(text: str) -> bool:
                 return True  # only a word that is ~ or starts with ~/ is expanded
         word_start = char in " \t"
     return False
+
+
+def needs_bash(entry: Mapping[str, Any]) -> bool:
+    """Whether the script ``entry``'s command runs exists but is no format the kernel
+    starts (no ``#!`` line): Claude Code's shell runs it as a bash script, and so an
+    entry without ``shell: bash`` would fail where Claude Code does not."""
+    command = entry.get("command")
+    script = script_for_command(command) if isinstance(command, str) else None
+    if script is None:
+        return False
+    try:
+        with open(script, "rb") as handle:
+            start = handle.read(4)
+    except OSError:  # missing or unreadable: approve and doctor say so
+        return False
+    return bool(start) and not start.startswith(_EXECUTABLE_MAGIC)
 
 
 def shell_program(value: object) -> str:

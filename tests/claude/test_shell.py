@@ -208,3 +208,17 @@ def test_a_shell_other_than_bash_refuses_the_entry(
     assert problems_of(caplog) == [
         ("WARNING", f"{home}/config.yaml: hooks.PostToolUse[0]: {message}")
     ]
+
+
+def test_import_runs_a_script_without_a_shebang_through_bash_even_unasked(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plugin = superpowers(tmp_path / "superpowers")
+    hooks = json.loads((plugin / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    del hooks["hooks"]["SessionStart"][0]["hooks"][0]["shell"]  # Claude Code's default
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+    code, out = cli(home, capsys, "import-claude", "--json", str(plugin))
+    assert code == 0
+    [entry] = json.loads(out)["entries"]
+    assert entry["entry"]["shell"] == "bash"
+    assert entry["notes"] == ["its script has no #! line: it runs through bash, as in Claude Code"]
