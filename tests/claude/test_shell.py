@@ -132,8 +132,9 @@ def test_without_shell_the_script_cannot_start_and_with_it_the_variable_is_bashs
     }
     write_config(home, block)
     approve(home, "on_session_start", direct)
-    approve(home, "on_session_start", COMMAND)
-    hooks = load()
+    # The variable's script cannot be pinned by path (approve refuses it, doctor reports
+    # it): only a bypass approves it, as a user of --accept-hooks would.
+    hooks = load(accept_hooks=True)
     hooks.on_session_start(**payload("on_session_start", session_id="s-2"))
     context = hooks.pre_llm_call(**payload("pre_llm_call", session_id="s-2"))
     assert context == "You have superpowers from superpowers."
