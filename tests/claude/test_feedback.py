@@ -107,3 +107,18 @@ def test_a_hook_that_exits_zero_leaves_the_result_alone(
         is None
     )
     assert warnings_of(caplog) == []
+
+
+def test_a_post_tool_use_failure_hook_is_heard_on_the_failed_call(
+    tmp_path: Path, claude: Callable[..., Hooks]
+) -> None:
+    hint = write_script(
+        tmp_path / "hint.sh", sh("cat >/dev/null; echo 'Run make deps first.' >&2; exit 2")
+    )
+    hooks = claude("PostToolUseFailure", str(hint))
+    failed = '{"error": "No such file: a.py"}'
+    hooks.post_tool_call(**call("post_tool_call", "call-9", result=failed, status="error"))
+    done = call("transform_tool_result", "call-9", result=failed, status="error")
+    assert hooks.transform_tool_result(**done) == (
+        '{"error": "No such file: a.py"}\n\nPostToolUse hook feedback:\nRun make deps first.'
+    )

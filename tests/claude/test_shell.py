@@ -223,3 +223,13 @@ def test_import_runs_a_script_without_a_shebang_through_bash_even_unasked(
     [entry] = json.loads(out)["entries"]
     assert entry["entry"]["shell"] == "bash"
     assert entry["notes"] == ["its script has no #! line: it runs through bash, as in Claude Code"]
+
+
+def test_capture_stays_bounded_through_bash(claude: Callable[..., Hooks]) -> None:
+    command = "cat >/dev/null; head -c 3000000 /dev/zero | tr '\\0' x"
+    hooks = claude("PreToolUse", command, shell="bash", fail_closed=True)
+    answer = hooks.pre_tool_call(**payload("pre_tool_call", "terminal", args={"command": "ls"}))
+    assert (answer.action, answer.message) == (
+        "block",
+        f"hook {command} failed closed: stdout exceeded 1048576 bytes",
+    )
