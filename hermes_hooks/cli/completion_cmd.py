@@ -23,13 +23,13 @@ _PATH_ARGUMENTS = frozenset({"paths", "path", "src", "source", "settings", "file
 #: Reads no home: a missing --home or HERMES_HOME must not stop a shell's start-up file.
 CREATES_HOME = True
 
-EPILOG = """\
-Load it in the shell's start-up file:
-  bash: eval "$(hermes-hooks completion bash)"          (in ~/.bashrc)
-  zsh:  hermes-hooks completion zsh > "${fpath[1]}/_hermes-hooks"
-  fish: hermes-hooks completion fish > ~/.config/fish/completions/hermes-hooks.fish
-Needs the completion extra: pip install 'hermes-hooks[completion]'.
-Exit codes: 0 printed; 1 the extra is not installed."""
+EPILOG = (
+    "Load it from the shell's start-up file: bash, in ~/.bashrc: eval \"$(hermes-hooks "
+    'completion bash)"; zsh: save it as _hermes-hooks in a folder of $fpath; fish: save it '
+    "as ~/.config/fish/completions/hermes-hooks.fish. Needs the completion extra: pip "
+    "install 'hermes-hooks[completion]'. Exit codes: 0 printed; 1 the extra is not "
+    "installed."
+)
 
 
 def install_hint() -> str:
