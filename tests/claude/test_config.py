@@ -336,10 +336,8 @@ def test_doctor_accepts_plain_text_and_shows_unhonoured_answers(
         for line in lines
     )
     code, out = run_cli(home, capsys, "test", "post_tool_call")
-    assert (
-        "      ⚠ decision: block is not honoured: Hermes cannot do that on post_tool_call; "
-        "ignored" in out.splitlines()
-    )
+    assert out.splitlines()[-1] == '      parsed: {"feedback": "lint failed"}'
+    assert "not honoured" not in out
 
 
 def test_doctor_fails_on_a_gate_matcher_or_a_tool_row_it_cannot_honour(

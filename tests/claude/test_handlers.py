@@ -227,8 +227,8 @@ def test_prompt_handlers_without_a_host_model_are_refused_naming_the_entry(
     [
         (
             {"shell": "powershell"},
-            "'shell' is not honoured here (hooks run without a shell; import-claude puts shell "
-            "command lines in a wrapper); skipped",
+            "shell 'powershell' is not supported here: only bash runs hooks on this host; use "
+            "shell: bash or remove 'shell'; skipped",
         ),
         (
             {"args": ["--fix"]},

@@ -94,7 +94,6 @@ def test_a_default_replay_leaves_the_home_byte_identical(
         "logs/audit.jsonl",
         "logs/command_usage.jsonl",
         "shell-hooks-allowlist.json",
-        "shell-hooks-allowlist.json.lock",
     ]
 
 
