@@ -9,6 +9,7 @@ naming ``config.yaml:line:col``, because then no hook of it runs.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CALLBACK_TIMEOUT",
     "MAX_CALLBACK_TIMEOUT",
+    "ConfigData",
     "ConfigFile",
     "Settings",
     "check_config",
     "env_flag",
     "inspect_config",
     "parse_callback_timeout",
+    "position_of",
     "read_config",
     "resolve_home",
     "safe_mode",
@@ -61,6 +64,45 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
         return Path(home).expanduser()
     env = os.environ.get("HERMES_HOME", "").strip()
     return Path(env).expanduser() if env else Path.home() / ".hermes"
+
+
+class ConfigData(dict[str, Any]):
+    """The mapping of a ``config.yaml`` read from its file, which also knows where each
+    key is written, so that a finding about any part of it (a shell entry, an unknown
+    event) names ``config.yaml:line:col`` like the YAML and unknown-key findings do.
+    A plain mapping (a config built in code) has no positions: findings then name the
+    file alone."""
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None = None,
+        path: Path | str = "config.yaml",
+        marks: Mapping[tuple[Any, ...], Any] | None = None,
+    ) -> None:
+        super().__init__(data or {})
+        self.path = str(path)
+        # key path -> Position (1-based line and column), as the YAML reader records it
+        self._marks = dict(marks or {})
+
+    def position(self, path: tuple[Any, ...]) -> str | None:
+        """``<file>:<line>:<col>`` of the value at ``path`` (keys and list indexes),
+        or None when it is not known.  A list item is where its first key is written;
+        a path not written in the file is placed at its nearest written parent."""
+        mark = self._marks.get(path)
+        if mark is None:
+            inside = [m for p, m in self._marks.items() if p[: len(path)] == path]
+            if inside:
+                mark = min(inside, key=lambda m: (m.line, m.column))
+        while mark is None and len(path) > 1:
+            path = path[:-1]
+            mark = self._marks.get(path)
+        return None if mark is None else f"{self.path}:{mark.line}:{mark.column}"
+
+
+def position_of(config: Mapping[str, Any], path: tuple[Any, ...]) -> str | None:
+    """Where ``path`` is written in ``config`` (``<file>:<line>:<col>``), when ``config``
+    was read from a file (:class:`ConfigData`); else None."""
+    return config.position(path) if isinstance(config, ConfigData) else None
 
 
 @dataclass
@@ -129,13 +171,29 @@ def inspect_config(home: Path) -> ConfigFile:
             f"the top level must be a mapping, got {type(document.data).__name__}",
             "write keys such as 'hooks:' and 'plugins:' at the start of their lines",
         )
-    config.data = document.data
+    config.data = ConfigData(document.data, path, document.marks)
     from hermes_hooks.config_schema import unknown_keys
 
     issues = [*document.issues, *unknown_keys(document, "config.yaml")]
     issues.sort(key=lambda i: (i.position.line, i.position.column))
-    config.findings.extend(issue.finding(path) for issue in issues)
+    config.findings.extend(_entry_finding(issue.finding(path), issue.path) for issue in issues)
     return config
+
+
+def _entry_finding(finding: Finding, path: tuple[Any, ...]) -> Finding:
+    """``finding`` naming the ``list`` entry its key lies in (a shell hook's
+    ``hooks.<event>[<i>]``, an outbound target's ``hooks.outbound[<i>]``), so that
+    ``list`` marks that entry as ``doctor`` reports it."""
+    if len(path) < 3 or path[0] != "hooks" or not isinstance(path[2], int):
+        return finding
+    event, index = str(path[1]), path[2]
+    if event == "outbound":
+        entry = f"outbound hooks.outbound[{index}]"
+    elif event == "output_spill":
+        return finding
+    else:
+        entry = f"shell hooks.{event}[{index}]"
+    return dataclasses.replace(finding, entry=entry)
 
 
 def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:

@@ -220,7 +220,8 @@ def test_a_policy_that_does_not_load_whole_fails_fail_on_error_at_start_up(
         ("start-up", "load", "shell hook hooks.pre_tool_call[0]", "home"),
     ]
     assert [f["reason"] for f in failures] == [
-        "unknown hook event 'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?",
+        f"{home / 'config.yaml'}:4:3: hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' "
+        "in hooks: config — did you mean 'pre_tool_call'?",
         "failed to load: ModuleNotFoundError: No module named 'does_not_exist' "
         f"(raised at {home / 'plugins' / 'guard' / '__init__.py'}:1)",
         "./gate.sh: not allowlisted, so this gate does not run",
