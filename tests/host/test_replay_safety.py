@@ -420,7 +420,7 @@ def test_junit_xml_has_one_case_per_recording_and_a_failure_per_hit(
         "bloqueado: rm -rf / não é permitido"
     )
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props == {"home": "example-home", "fail-on": "block"}
+    assert props == {"home": str(example_home.resolve()), "fail-on": "block"}
 
 
 def test_global_switches_also_work_after_the_command(
