@@ -382,7 +382,7 @@ def test_a_claude_code_transcript_imports_and_replays(
                 {
                     "id": "toolu_2",
                     "name": "terminal",
-                    "arguments": {"command": "rm -rf build", "description": "clean"},
+                    "arguments": {"command": "rm -rf build"},  # description: Claude's note, dropped
                 }
             ],
             "finish_reason": "tool_calls",
