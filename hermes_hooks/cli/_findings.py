@@ -11,6 +11,7 @@ does not repeat reach stderr.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -35,14 +36,24 @@ def collect_findings(hooks: Hooks, *, fire: bool) -> list[Finding]:
     return findings
 
 
+#: The shortest text taken to name one problem when a log line is matched to the report.
+_SAME_PROBLEM = 30
+#: A finding's subject that is a place in a file (``config.yaml:4:7``).
+_PLACE = re.compile(r":\d+:\d+$")
+
+
 def entry_errors(findings: Iterable[Finding]) -> dict[str, list[str]]:
-    """The error messages of each ``list`` entry that has any, in finding order."""
+    """The error messages of each ``list`` entry that has any, in finding order (after
+    their ``file:line:col`` when the finding is about a place in a file)."""
     errors: dict[str, list[str]] = {}
     for finding in findings:
         if finding.level == "error" and finding.entry is not None:
             mine = errors.setdefault(finding.entry, [])
-            if finding.message not in mine:
-                mine.append(finding.message)
+            text = finding.message
+            if _PLACE.search(finding.subject):
+                text = f"{finding.subject}: {text}"
+            if text not in mine:
+                mine.append(text)
     return errors
 
 
@@ -55,7 +66,7 @@ class HeldLogs(logging.Filter):
         super().__init__()
         self._held: dict[int, logging.LogRecord] = {}
         self._handlers: list[logging.Handler] = []
-        self._printed: list[str] = []
+        self._printed = ""
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Hold a warning or error of ours; let everything else through."""
@@ -64,10 +75,23 @@ class HeldLogs(logging.Filter):
             return False
         return True
 
-    def printed(self, messages: Iterable[str]) -> None:
-        """The finding messages the report printed: a held line containing one of
-        them says the same thing and is dropped."""
-        self._printed.extend(m for m in messages if m)
+    def printed(self, text: str) -> None:
+        """What the report printed: a held line whose problem it shows (the line
+        itself, or its text after the place and key it starts with) is dropped."""
+        self._printed += text + "\n"
+
+    def _said(self, message: str) -> bool:
+        # "config.yaml:8:7: hooks.x[0]: matcher 'Bash' is dropped ..." is said by a
+        # report line holding "matcher 'Bash' is dropped ...": the tails of the line
+        # at each ": " are tried, down to a length that still names one problem.
+        parts = message.split(": ")
+        for start in range(len(parts)):
+            tail = ": ".join(parts[start:])
+            if len(tail) < _SAME_PROBLEM:
+                return False
+            if tail in self._printed:
+                return True
+        return False
 
     def __enter__(self) -> HeldLogs:
         self._handlers = list(logging.getLogger().handlers)
@@ -79,8 +103,7 @@ class HeldLogs(logging.Filter):
         for handler in self._handlers:
             handler.removeFilter(self)
         for record in self._held.values():
-            text = record.getMessage()
-            if any(message in text for message in self._printed):
+            if self._said(record.getMessage()):
                 continue
             for handler in self._handlers:
                 if record.levelno >= handler.level:

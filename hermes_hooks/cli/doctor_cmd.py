@@ -40,5 +40,5 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"\n{'problems found' if failed else 'no problems found'} ({len(findings)} checks)"
             )
-        held.printed(f.message for f in findings)
+        held.printed("\n".join(f"{f.subject}: {f.message}" for f in findings))
     return EXIT_FAILURE if failed else EXIT_OK

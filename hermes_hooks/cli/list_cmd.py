@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         data["errors"] = [asdict(f) for f in findings if f.level == "error"]
         if args.json:
             print_json(data)
-            held.printed(f.message for f in findings if f.level == "error")
+            held.printed("\n".join(f"{e['subject']}: {e['message']}" for e in data["errors"]))
         else:
             print(escape_lines(text))
-            held.printed(f.message for f in findings if f.message in "\n".join(text))
+            held.printed("\n".join(text))
         return 0

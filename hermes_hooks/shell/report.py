@@ -200,7 +200,10 @@ def entry_of(where: str) -> str:
 
 
 def _record_view(
-    record: ShellRecord, allowlist: Allowlist, errors: Sequence[str] = ()
+    record: ShellRecord,
+    allowlist: Allowlist,
+    errors: Sequence[str] = (),
+    problems: Sequence[ConfigProblem] = (),
 ) -> tuple[dict[str, Any], list[str]]:
     entry = record.entry
     view = record.as_dict()
@@ -220,6 +223,11 @@ def _record_view(
         details.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
     if record.note:
         details.append(f"        note: {record.note}")
+    # The problems of reading this entry, at their place in config.yaml.
+    details.extend(
+        f"        {'✗' if p.weakens_gate else '⚠'} {p.position or p.where}: {p.message}"
+        for p in problems
+    )
     # What doctor fails the entry on (a misspelt fail_closed, a program that cannot
     # start) is shown on it, unless a line above already says it.
     said = [line.strip().split(": ", 1)[-1] for line in details]
@@ -245,20 +253,27 @@ def section(source: LoadedShell, errors: EntryErrors | None = None) -> Section:
         lines.append("  (none configured in the hooks: block of config.yaml)")
     views: list[dict[str, Any]] = []
     current_event = None
+    problems = source.problems()
+    # A problem of an entry that is listed is shown under it, once; the rest (an
+    # unknown event, a skipped entry) in a block of their own.
+    shown = {record.entry.where for record in records}
+    by_entry: dict[str, list[ConfigProblem]] = {}
+    for p in problems:
+        if p.index is not None and p.where in shown:
+            by_entry.setdefault(p.where, []).append(p)
     for record in records:
         if record.entry.event != current_event:
             current_event = record.entry.event
             lines.append(f"  [{current_event}]")
-        mine = (errors or {}).get(entry_of(record.entry.where), ())
-        view, record_lines = _record_view(record, source.allowlist, mine)
+        where = record.entry.where
+        mine = (errors or {}).get(entry_of(where), ())
+        view, record_lines = _record_view(record, source.allowlist, mine, by_entry.pop(where, []))
         views.append(view)
         lines.extend(record_lines)
-    problems = source.problems()
-    if problems:
-        lines.append(f"  Config problems ({len(problems)}):")
-        lines.extend(
-            f"    {'✗' if p.weakens_gate else '⚠'} {p.located}: {p.message}" for p in problems
-        )
+    rest = [p for p in problems if not (p.index is not None and p.where in shown)]
+    if rest:
+        lines.append(f"  Config problems ({len(rest)}):")
+        lines.extend(f"    {'✗' if p.weakens_gate else '⚠'} {p.located}: {p.message}" for p in rest)
     status = problem or f"{len(allowlist_view)} approval(s)"
     lines.append(f"  Allowlist: {source.allowlist.path} ({status})")
     if source.bypass:

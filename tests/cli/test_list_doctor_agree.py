@@ -62,7 +62,7 @@ def test_a_misspelt_fail_closed_marks_the_approved_entry_in_list(home: Path) -> 
     # Registered and approved, yet not as written: marked as doctor judges it.
     assert lines[at + 1] == f"    ✗ {command}  timeout=60s  (registered)"
     assert lines[at + 2].startswith("        approved 20")
-    assert lines[at + 3] == f"        ✗ {message}"
+    assert lines[at + 3] == f"        ✗ {config}:4:7: {message}"
     assert not any(line.startswith("Problems") for line in lines)
     assert (out + err).count("unknown key 'fail_close'") == 1
 
@@ -100,7 +100,8 @@ def test_ascii_marks_for_an_entry_with_an_error(home: Path) -> None:
     code, out, err = cli(home, "list", PYTHONIOENCODING="ascii")
     assert (code, err) == (0, "")
     assert f"    X {command}  timeout=60s  (registered)" in out.splitlines()
-    assert "        X hooks.pre_tool_call[0].fail_close: unknown key 'fail_close' -- did" in out
+    config = home / "config.yaml"
+    assert f"        X {config}:4:7: hooks.pre_tool_call[0].fail_close: unknown key" in out
 
 
 CONFIG = textwrap.dedent(
@@ -145,19 +146,55 @@ def test_every_config_finding_names_its_line(home: Path) -> None:
     assert code == 0
     assert err == ""
     lines = out.splitlines()
-    at = lines.index("  Config problems (4):")
-    assert lines[at + 1 : at + 5] == [
+    # The problem of a listed entry is shown under it ...
+    at = lines.index("  [on_session_start]")
+    assert lines[at + 1 : at + 4] == [
+        "    ✗ /bin/true  timeout=60s  (not allowlisted)",
+        "        approve it with: hermes-hooks approve on_session_start /bin/true",
+        f"        ⚠ {config}:8:7: matcher 'Bash' is dropped — the matcher field is only "
+        "honored for pre_tool_call / post_tool_call. The hook will fire on every "
+        "on_session_start event.",
+    ]
+    # ... the others in a block of their own.
+    at = lines.index("  Config problems (3):")
+    assert lines[at + 1 : at + 4] == [
         f"    ✗ {config}:2:3: hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' in "
         "hooks: config — did you mean 'pre_tool_call'?",
         f"    ⚠ {config}:5:7: hooks.post_tool_call[0]: has no non-empty 'command' string; "
         "skipped (set command to the program to run)",
-        f"    ⚠ {config}:8:7: hooks.on_session_start[0]: matcher 'Bash' is dropped — the "
-        "matcher field is only honored for pre_tool_call / post_tool_call. The hook will "
-        "fire on every on_session_start event.",
         f"    ⚠ {config}:11:3: hooks.matcher: unknown hook event 'matcher' in hooks: config "
         "— 'matcher' is a key of an entry, written at the level of the events (a dedented "
         "line?); skipped. Fix: indent it under its list item ('- command: ...')",
     ]
+
+
+def test_a_gate_matcher_in_claude_code_names_is_marked_where_it_is(home: Path) -> None:
+    # matcher: Bash on a Hermes entry never fires for terminal: a gate that is off.
+    command = gate(home)
+    (home / "config.yaml").write_text(
+        f"hooks:\n  pre_tool_call:\n    - command: {command}\n      matcher: Bash\n",
+        encoding="utf-8",
+    )
+    Allowlist(home).approve("pre_tool_call", command)
+    config = home / "config.yaml"
+    message = (
+        "matcher 'Bash' matches Claude Code's tool names (Bash), never ours (terminal), so "
+        "the hook never fires for them. Fix: write matcher: terminal, or set dialect: "
+        "claude-code to use Claude Code's names"
+    )
+    code, out, err = cli(home, "doctor")
+    assert (code, err) == (1, "")
+    assert f"✗ {config}:4:7: hooks.pre_tool_call[0]: {message}" in out.splitlines()
+    code, out, err = cli(home, "list")
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    at = lines.index("  [pre_tool_call]")
+    assert lines[at + 1] == f"    ✗ {command}  matcher='Bash' timeout=60s  (registered)"
+    assert lines[at + 3 :][:2] == [
+        f"        ✗ {config}:4:7: {message}",
+        f"  Allowlist: {home / 'shell-hooks-allowlist.json'} (1 approval(s))",
+    ]
+    assert out.count("matches Claude Code's tool names") == 1
 
 
 def test_a_load_logs_the_place_too_once(home: Path) -> None:
