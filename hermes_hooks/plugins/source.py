@@ -135,7 +135,11 @@ class PythonSource:
         known = {r.key for r in self.plugins}
         roots = [(self._context.home / "plugins", "directory")]
         if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
-            roots.append((Path.cwd() / ".hermes" / "plugins", "project"))
+            project = Path.cwd() / ".hermes" / "plugins"
+            # Run from the home's parent, the project folder is the home's own plugins
+            # folder: read once, or every plugin in it would be "found twice".
+            if project.resolve() != roots[0][0].resolve():
+                roots.append((project, "project"))
         candidates = []
         findings: list[tuple[Level, str]] = []
         for root, source in roots:

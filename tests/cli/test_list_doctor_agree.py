@@ -210,3 +210,17 @@ def test_a_load_logs_the_place_too_once(home: Path) -> None:
         "'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?"
     )
     assert len(err.splitlines()) == 4  # one line per problem of the hooks: block
+
+
+def test_the_home_s_own_plugins_folder_as_project_folder_is_read_once(tmp_path: Path) -> None:
+    # Run from the home's parent with project plugins on, <cwd>/.hermes/plugins and
+    # <home>/plugins are one folder: its plugins are not each "found twice".
+    project_home = tmp_path / "project" / ".hermes"
+    project_home.mkdir(parents=True)
+    body = "def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda **kw: None)\n"
+    write_plugin(project_home / "plugins", "solo", body)
+    enable = {"HERMES_ENABLE_PROJECT_PLUGINS": "1"}
+    code, out, err = cli(project_home, "doctor", cwd=tmp_path / "project", **enable)
+    assert (code, err) == (0, "")
+    assert "✓ plugin solo: loaded (pre_tool_call)" in out.splitlines()
+    assert "found twice" not in out
