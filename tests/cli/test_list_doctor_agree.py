@@ -224,3 +224,26 @@ def test_the_home_s_own_plugins_folder_as_project_folder_is_read_once(tmp_path: 
     assert (code, err) == (0, "")
     assert "✓ plugin solo: loaded (pre_tool_call)" in out.splitlines()
     assert "found twice" not in out
+
+
+def test_a_bad_plugins_setting_is_a_doctor_finding_at_its_line(home: Path) -> None:
+    (home / "config.yaml").write_text(
+        "plugins:\n  hook_callback_timeout: soon\n  enabled: 5\n", encoding="utf-8"
+    )
+    config = home / "config.yaml"
+    code, out, err = cli(home, "doctor")
+    assert (code, err) == (0, "")  # said once, in the report
+    assert out.splitlines()[:2] == [
+        f"⚠ {config}:2:3: plugins.hook_callback_timeout is 'soon', not a number of seconds; "
+        "using 30. Fix: a number such as 30 (0 disables the limit).",
+        f"⚠ {config}:3:3: plugins.enabled must be a list of plugin names; ignored",
+    ]
+    # A load (here: list, which shows no warnings) logs each once, at its line.
+    code, out, err = cli(home, "list")
+    assert code == 0
+    assert err.splitlines() == [
+        f"WARNING hermes_hooks.config: {config}:2:3: plugins.hook_callback_timeout is 'soon', "
+        "not a number of seconds; using 30. Fix: a number such as 30 (0 disables the limit).",
+        f"WARNING hermes_hooks.config: {config}:3:3: plugins.enabled must be a list of plugin "
+        "names; ignored",
+    ]
