@@ -131,3 +131,20 @@ def test_the_stdin_examples_are_what_each_dialect_reads(
         read = json.loads((home / f"stdin-{dialect}.json").read_text(encoding="utf-8"))
         assert read == documented, dialect
         assert list(read) == list(documented)  # in the documented order, too
+
+
+def test_a_folder_of_claude_code_transcripts_given_as_hermes_is_refused_once(
+    tmp_path: Path, capsys: Any
+) -> None:
+    project = tmp_path / "projects" / "-home-user-project"
+    project.mkdir(parents=True)
+    session = project / "0b6c2f0e.jsonl"
+    session.write_text(example("example: claude-code transcript") + "\n", encoding="utf-8")
+    code, stdout, err = cli(
+        capsys, "import-session", "--from", "hermes", str(project), "-o", str(tmp_path / "o")
+    )
+    assert (code, stdout) == (2, "")
+    assert err == (
+        f"hermes-hooks: {project}: holds Claude Code transcripts (0b6c2f0e.jsonl), not a "
+        "Hermes session store; import them with --from claude-code\n"
+    )
