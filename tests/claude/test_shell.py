@@ -207,7 +207,7 @@ def test_a_shell_other_than_bash_refuses_the_entry(
     configure(home, {"PostToolUse": [{"command": "/bin/true", "shell": value}]})
     load()
     assert problems_of(caplog) == [
-        ("WARNING", f"{home}/config.yaml: hooks.PostToolUse[0]: {message}")
+        ("WARNING", f"{home}/config.yaml:3:5: hooks.PostToolUse[0]: {message}")
     ]
 
 
