@@ -191,7 +191,9 @@ def _load(ctx: Any) -> tuple[Hooks | None, str | None]:
         # The CLI surface: gateway hooks (HOOK.yaml) keep running in hermes-agent's own
         # gateway, which the bridge does not take over; loading them here would fire
         # them twice.
-        hooks = hermes_hooks.load(home, surface="cli", host=from_agent(ctx, plugin_id))
+        # strict: a config.yaml that cannot be used as written would otherwise run
+        # without the gates it names, in silence; refusing it blocks every tool call.
+        hooks = hermes_hooks.load(home, surface="cli", host=from_agent(ctx, plugin_id), strict=True)
     except Exception as exc:
         log.exception(
             "hermes-hooks bridge: loading the agent's home failed; every tool call is "
