@@ -3,7 +3,8 @@
 Each hook source contributes its own findings through
 :meth:`~hermes_hooks.sources.Source.check` (a source that did not load is asked
 through its adapter's stand-in); ``config.yaml`` itself is checked first, and
-telemetry adds whether its setting is usable.
+telemetry adds whether its setting is usable, and the Hermes Agent bridge which hooks
+would fire twice or not at all inside the agent.
 The exit code is 1 when any finding is an error.
 """
 
@@ -17,6 +18,7 @@ from hermes_hooks._escape import escape_lines
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
 from hermes_hooks.cli._run import load_home, print_json
 from hermes_hooks.config import check_config
+from hermes_hooks.integrations.hermes_agent.doctor import check_bridge
 from hermes_hooks.sources import every_source
 from hermes_hooks.telemetry import check_telemetry
 
@@ -40,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
         for source in every_source(hooks.sources, hooks.context):
             findings.extend(source.check())
         findings.extend(check_telemetry(hooks))
+        findings.extend(check_bridge(hooks))
     failed = any(f.level == "error" for f in findings)
     if args.json:
         print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})
