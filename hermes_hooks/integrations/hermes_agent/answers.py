@@ -6,6 +6,11 @@ call site (the first block or approve for ``pre_tool_call``, every context for
 ``pre_llm_call``, the first string for a transform ...).  The bridge hands it a list of
 at most one element, already the answer hermes-hooks selected, so hermes-agent's
 aggregator has nothing left to choose.
+
+Each firing goes to the facade's own firing function with the keyword dict
+``invoke_hook`` received, which the firing may own (as the typed methods hand it
+theirs): this is the hot path of every tool call, and building a second dict of the
+same keywords was a measurable part of the bridge's cost.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
+    from hermes_hooks.types import DispatchDecision, ToolDecision, VerifyDirective
 
 __all__ = ["TRANSLATED", "answer", "failure_answer"]
 
@@ -22,7 +28,7 @@ _Translate = Callable[["Hooks", dict[str, Any]], list[Any]]
 
 
 def _pre_tool_call(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
-    decision = hooks.pre_tool_call(**payload)
+    decision: ToolDecision = hooks._fire("pre_tool_call", payload)
     if decision.action == "block":
         return [{"action": "block", "message": decision.message}]
     if decision.action == "approve":
@@ -41,25 +47,25 @@ def _pre_tool_call(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
 
 
 def _pre_llm_call(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
-    context = hooks.pre_llm_call(**payload)
+    context = hooks._fire("pre_llm_call", payload)
     return [{"context": context}] if context else []
 
 
 def _first_string(name: str) -> _Translate:
     def translate(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
-        text = getattr(hooks, name)(**payload)
+        text = hooks._fire(name, payload)
         return [text] if isinstance(text, str) else []
 
     return translate
 
 
 def _pre_verify(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
-    directive = hooks.pre_verify(**payload)
+    directive: VerifyDirective | None = hooks._fire("pre_verify", payload)
     return [] if directive is None else [{"action": "continue", "message": directive.message}]
 
 
 def _pre_gateway_dispatch(hooks: Hooks, payload: dict[str, Any]) -> list[Any]:
-    decision = hooks.pre_gateway_dispatch(**payload)
+    decision: DispatchDecision | None = hooks._fire("pre_gateway_dispatch", payload)
     if decision is None:
         return []
     answer: dict[str, Any] = {"action": decision.action}
