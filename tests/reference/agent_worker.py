@@ -27,9 +27,11 @@ def main() -> None:
 
     # What `hermes chat --accept-hooks` does after discovering plugins.
     register_from_config(load_config(), accept_hooks=True)
+    from hermes_state import SessionDB
     from run_agent import AIAgent
 
     agent = AIAgent(
+        session_db=SessionDB(),  # the agent's state.db in HERMES_HOME, for replay
         base_url=base_url,
         api_key="scripted",
         provider="custom",

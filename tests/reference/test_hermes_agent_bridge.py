@@ -147,7 +147,9 @@ def _tool_messages(model: ScriptedModel) -> list[dict[str, Any]]:
     return [r["messages"][-1] for r in model.requests if r["messages"][-1]["role"] == "tool"]
 
 
-def test_the_agent_loop_is_guarded_by_hermes_hooks_through_the_bridge(tmp_path: Path) -> None:
+def test_the_agent_loop_is_guarded_by_hermes_hooks_through_the_bridge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     (scratch / "keep.txt").write_text("precious\n")
@@ -218,6 +220,41 @@ def test_the_agent_loop_is_guarded_by_hermes_hooks_through_the_bridge(tmp_path: 
     ] == [
         ("post_tool_call", "call_rm", "blocked"),
         ("post_tool_call", "call_ls", "ok"),
+    ]
+
+    # The user replays the session the agent just stored, against the same home.
+    sessions = tmp_path / "sessions"
+    db = home / "state.db"
+    assert main(["import-session", "--from", "hermes", str(db), "-o", str(sessions)]) == 0
+    capsys.readouterr()
+    code = main(["--home", str(home), "replay", "--json", "--fail-on", "block", str(sessions)])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1
+    summary = report["summary"]
+    assert (summary["tool_calls"], summary["calls_blocked"]) == (2, 1)
+    entries = report["replays"][0]["entries"]
+    gates = [s for e in entries for s in e.get("steps", []) if s["hook"] == "pre_tool_call"]
+    assert [(g["outcome"], [(r["callback"], r["verdict"]) for r in g["runs"]]) for g in gates] == [
+        (
+            "BLOCKED: claude gate: rm -rf refused",
+            [
+                ("shell hooks.PreToolUse[0] agent-hooks/claude-gate.sh", "block"),
+                (
+                    f"shell hooks.pre_tool_call[0] {sys.executable} agent-hooks/persistent-gate.py",
+                    "block",
+                ),
+            ],
+        ),
+        (
+            "",
+            [
+                ("shell hooks.PreToolUse[0] agent-hooks/claude-gate.sh", "none"),
+                (
+                    f"shell hooks.pre_tool_call[0] {sys.executable} agent-hooks/persistent-gate.py",
+                    "none",
+                ),
+            ],
+        ),
     ]
 
 
