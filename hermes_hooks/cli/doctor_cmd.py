@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from hermes_hooks._escape import escape_lines
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
 from hermes_hooks.cli._run import load_home, print_json
-from hermes_hooks.config import check_config
-from hermes_hooks.integrations.hermes_agent.doctor import check_bridge
+from hermes_hooks.config import check_config, resolve_home
+from hermes_hooks.integrations.hermes_agent.doctor import check_bridge, doctor_host
 from hermes_hooks.sources import every_source
 from hermes_hooks.telemetry import check_telemetry
 
@@ -37,7 +37,9 @@ def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
 
     # The gateway surface loads every source the CLI does, plus gateway hooks.
-    with load_home(args, surface="gateway", inspect=True) as hooks:
+    # A home the agent runs through the bridge has the agent's model for prompt hooks.
+    host = doctor_host(resolve_home(getattr(args, "home", None)))
+    with load_home(args, surface="gateway", inspect=True, host=host) as hooks:
         findings: list[Finding] = check_config(hooks)
         for source in every_source(hooks.sources, hooks.context):
             findings.extend(source.check())

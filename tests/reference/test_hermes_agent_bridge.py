@@ -129,6 +129,7 @@ def _run_agent(tmp_path: Path, home: Path, model: ScriptedModel) -> dict[str, An
         "HERMES_ACCEPT_HOOKS": "1",
         "PYTHONPATH": str(ROOT),
         "TERMINAL_CWD": str(work),
+        "OPENAI_API_KEY": "scripted",
     }
     done = subprocess.run(
         [sys.executable, "-m", "tests.reference.agent_worker", model.url, "tidy up"],
@@ -298,3 +299,47 @@ def test_a_gate_that_cannot_start_blocks_fail_closed_and_is_a_doctor_error(
             f"{home}/agent-hooks/missing-gate.py not found",
         )
     ]
+
+
+def test_a_claude_code_prompt_hook_asks_the_agents_own_model(tmp_path: Path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "keep.txt").write_text("precious\n")
+    # One model serves the agent: its loop asks for the call, the prompt hook asks it
+    # whether the call may run, and the loop goes on with the answer.
+    model = ScriptedModel(
+        [
+            tool_reply("call_rm", "terminal", {"command": f"rm -rf {scratch}"}),
+            text_reply('{"ok": false, "reason": "judge: deleting is not ok"}'),
+            text_reply("understood"),
+        ]
+    )
+    with model.serving():
+        home = _home(
+            tmp_path,
+            """hooks:
+  PreToolUse:
+    - matcher: Bash
+      type: prompt
+      prompt: "May this run? $ARGUMENTS"
+""",
+        )
+        outcome = _run_agent(tmp_path, home, model)
+
+    assert outcome["final_response"] == "understood"
+    assert (scratch / "keep.txt").read_text() == "precious\n"
+    loop_first, judged, loop_last = model.requests
+    assert loop_first["messages"][-1] == {"role": "user", "content": "tidy up"}
+    (question,) = judged["messages"]
+    assert (judged["model"], question["role"]) == ("scripted", "user")
+    assert question["content"].startswith("May this run? {")
+    asked, _ = json.JSONDecoder().raw_decode(question["content"].removeprefix("May this run? "))
+    assert (asked["hook_event_name"], asked["tool_name"], asked["tool_input"]) == (
+        "PreToolUse",
+        "Bash",
+        {"command": f"rm -rf {scratch}"},
+    )
+    assert loop_last["messages"][-1]["tool_call_id"] == "call_rm"
+    assert json.loads(loop_last["messages"][-1]["content"]) == {
+        "error": "judge: deleting is not ok"
+    }

@@ -116,3 +116,23 @@ def test_a_clean_bridged_home_says_so(tmp_path: Path, capsys: pytest.CaptureFixt
             )
         ],
     )
+
+
+@pytest.mark.parametrize("bridged", [True, False])
+def test_prompt_hooks_of_a_bridged_home_have_the_agents_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], bridged: bool
+) -> None:
+    enabled = "plugins:\n  enabled: [hermes-hooks]\n" if bridged else ""
+    (tmp_path / "config.yaml").write_text(
+        enabled + "hooks:\n  PreToolUse:\n    - matcher: Bash\n      type: prompt\n"
+        '      prompt: "ok? $ARGUMENTS"\n'
+    )
+    main(["doctor", "--json", "--home", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    refused = [
+        f["message"]
+        for f in findings
+        if f["subject"] == "shell hooks.PreToolUse[0] prompt: ok? $ARGUMENTS"
+        and "this host supplies none" in f["message"]
+    ]
+    assert len(refused) == (0 if bridged else 1)

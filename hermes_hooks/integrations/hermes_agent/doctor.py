@@ -13,13 +13,14 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._capabilities import HostCapabilities
 from hermes_hooks.integrations.hermes_agent.names import ENTRY_POINT_NAME
 from hermes_hooks.report import Finding
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
-__all__ = ["AGENT_SHELL_EVENTS", "check_bridge"]
+__all__ = ["AGENT_SHELL_EVENTS", "check_bridge", "doctor_host"]
 
 SUBJECT = "hermes-agent bridge"
 
@@ -54,6 +55,39 @@ AGENT_SHELL_EVENTS = frozenset(
 
 #: Events whose entries are gates: one that does not run lets tool calls through.
 _GATES = frozenset({"pre_tool_call", "PreToolUse"})
+
+
+class _AgentsModel:
+    """Stands in for the running agent's model while ``doctor`` looks at a bridged
+    home: under the bridge the agent answers ``type: prompt`` hooks, so they are not
+    refused for want of a model; asked anything here, it says who would answer."""
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        timeout: float | None = None,
+        agent: bool = False,
+    ) -> str:
+        """Refuse: only the running agent's model answers under the bridge."""
+        raise RuntimeError("answered by hermes-agent's model when the agent runs this home")
+
+
+def doctor_host(home: Path) -> HostCapabilities | None:
+    """What ``doctor`` lends a home whose ``config.yaml`` enables the bridge (the
+    agent's model, as a stand-in), else None."""
+    from hermes_hooks.config import inspect_config
+
+    plugins = inspect_config(home).data.get("plugins")
+    if not isinstance(plugins, Mapping):
+        return None
+    enabled, disabled = plugins.get("enabled"), plugins.get("disabled")
+    if not isinstance(enabled, list) or ENTRY_POINT_NAME not in enabled:
+        return None
+    if isinstance(disabled, list) and ENTRY_POINT_NAME in disabled:
+        return None
+    return HostCapabilities(hook_model=_AgentsModel())
 
 
 def check_bridge(hooks: Hooks) -> list[Finding]:
