@@ -111,6 +111,8 @@ def test_each_call_site_gets_the_shape_hermes_agent_reads(
         assert manager.invoke_hook(
             "transform_tool_result", tool_name="terminal", args={}, result='{"output": "ok"}', **IDS
         ) == ['{"OUTPUT": "OK"}']
+        # A hook a newer agent may fire: nothing runs, nothing raises.
+        assert manager.invoke_hook("on_future_event", detail="x") == []
         # Middleware: hermes-agent's own request pass, reading the routed lists.
         from hermes_cli import middleware
 

@@ -18,11 +18,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks._log import get_logger, warn_once
+from hermes_hooks.hookspecs import VALID_HOOKS
+
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.types import DispatchDecision, ToolDecision, VerifyDirective
 
 __all__ = ["TRANSLATED", "answer", "failure_answer"]
+
+log = get_logger("hermes_hooks.integrations")
 
 _Translate = Callable[["Hooks", dict[str, Any]], list[Any]]
 
@@ -94,6 +99,16 @@ def answer(hooks: Hooks, name: str, payload: dict[str, Any]) -> list[Any]:
     translate = TRANSLATED.get(name)
     if translate is not None:
         return translate(hooks, payload)
+    if name not in VALID_HOOKS:
+        # A hook of a newer hermes-agent: nothing of ours can implement it.
+        warn_once(
+            log,
+            ("unknown hook", name),
+            "hermes-hooks bridge: hermes-agent fired '%s', which the hermes-hooks "
+            "catalogue does not have; nothing runs for it",
+            name,
+        )
+        return []
     return hooks.invoke(name, **payload)
 
 
