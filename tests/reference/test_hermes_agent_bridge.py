@@ -185,6 +185,9 @@ def test_the_agent_loop_is_guarded_by_hermes_hooks_through_the_bridge(
 
     assert outcome["final_response"] == "all done"
     assert outcome["bridged"] is True
+    # hermes-agent registered the plugin's callback and the hooks: entry it knows on its
+    # own manager too; the counts below show that neither fired from there.
+    assert outcome["native_hooks"] == ["post_tool_call", "pre_tool_call"]
     # The dangerous call never ran; the model's next request carries the block message.
     assert (scratch / "keep.txt").read_text() == "precious\n"
     rm_result, ls_result = _tool_messages(model)
