@@ -186,8 +186,8 @@ def run() -> list[tuple[str, float | list[float]]]:
                 )
             )
             stop()
-            bounded._hermes_hooks_bridge.hooks.close()
-        unbounded._hermes_hooks_bridge.hooks.close()
+            bounded._hermes_hooks_bridge.close()
+        unbounded._hermes_hooks_bridge.close()
     return results
 
 

@@ -45,9 +45,9 @@ def main() -> None:
     )
     result = agent.run_conversation(message)
     manager = get_plugin_manager()
+    # The bridge closes its hooks at exit (webhooks delivered, persistent hooks
+    # stopped), as in the agent, which never closes its plugins.
     bridge = getattr(manager, "_hermes_hooks_bridge", None)
-    if bridge is not None and bridge.hooks is not None:
-        bridge.hooks.close()
     print(
         json.dumps(
             {

@@ -121,7 +121,7 @@ def test_each_call_site_gets_the_shape_hermes_agent_reads(
         assert result.payload == {"command": "ls", "tagged": True}
         assert result.trace == [{"reason": "tag"}]
     finally:
-        manager._hermes_hooks_bridge.hooks.close()
+        manager._hermes_hooks_bridge.close()
 
 
 def test_natively_registered_callbacks_never_fire_under_the_bridge(
@@ -139,7 +139,7 @@ def test_natively_registered_callbacks_never_fire_under_the_bridge(
         assert fired == []
         assert manager._hooks["post_tool_call"] != []  # still listed by hermes-agent
     finally:
-        manager._hermes_hooks_bridge.hooks.close()
+        manager._hermes_hooks_bridge.close()
 
 
 def test_a_plugin_only_hermes_agent_loaded_is_an_error_at_the_first_firing(
@@ -161,7 +161,7 @@ def test_a_plugin_only_hermes_agent_loaded_is_an_error_at_the_first_firing(
             "bridge"
         ]
     finally:
-        manager._hermes_hooks_bridge.hooks.close()
+        manager._hermes_hooks_bridge.close()
 
 
 def test_a_home_the_bridge_cannot_load_blocks_every_tool_call(

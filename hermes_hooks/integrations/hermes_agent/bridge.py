@@ -20,6 +20,7 @@ machinery raises, so any failure here becomes the failure answer of
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import threading
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,18 @@ class Bridge:
         manager.has_hook = self.has_hook
         manager._middleware = RoutedMiddleware(self, dict(manager._middleware))
         setattr(manager, _ATTRIBUTE, self)
+
+    def close(self) -> None:
+        """Close the hooks once (flush webhook lanes, stop persistent hooks); never
+        raises."""
+        hooks, self.hooks = self.hooks, None
+        if hooks is None:
+            return
+        self.error = "closed"
+        try:
+            hooks.close()
+        except Exception:
+            log.exception("hermes-hooks bridge: closing the hooks failed")
 
     # -- what hermes-agent calls ---------------------------------------------------------
 
@@ -175,8 +188,12 @@ def install(ctx: Any) -> None:
     finally:
         _installing.active = False
     if previous is not None and previous.hooks is not None:
-        previous.hooks.close()  # a forced re-discovery: the new load replaces it
-    Bridge(hooks, error, manager).attach()
+        previous.close()  # a forced re-discovery: the new load replaces it
+    bridge = Bridge(hooks, error, manager)
+    bridge.attach()
+    # hermes-agent never closes its plugins: at exit, deliver the queued webhooks and
+    # stop persistent hooks' processes, as Hooks.close() does.
+    atexit.register(bridge.close)
 
 
 def _load(ctx: Any) -> tuple[Hooks | None, str | None]:
