@@ -100,7 +100,7 @@ def _bridged(home: Path) -> Any:
         else:
             os.environ["HERMES_HOME"] = saved
     bridge = manager._hermes_hooks_bridge
-    assert bridge.hooks is not None, bridge.error
+    assert bridge.hooks is not None, bridge.reason
     assert bridge.hooks.has_callbacks("pre_tool_call"), "the plugin did not load"
     return manager
 

@@ -186,6 +186,24 @@ def test_a_home_the_bridge_cannot_load_blocks_every_tool_call(
     assert manager.invoke_hook("post_tool_call", tool_name="terminal") == []
 
 
+def test_after_the_agent_exits_nothing_runs_and_tool_calls_are_blocked(
+    policy_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manager = _bridged(policy_home, monkeypatch)
+    manager._hermes_hooks_bridge.close()  # what the exit handler does
+    manager._hermes_hooks_bridge.close()  # (twice is harmless)
+    assert manager.invoke_hook(
+        "pre_tool_call", tool_name="terminal", args={"command": "ls"}, **IDS
+    ) == [
+        {
+            "action": "block",
+            "message": "hermes-hooks could not check the terminal call (its hooks were "
+            "closed as the agent exits); blocked (fail closed). Run `hermes-hooks doctor`",
+        }
+    ]
+    assert manager.invoke_hook("pre_llm_call", user_message="hi") == []
+
+
 def test_hermes_hooks_never_loads_the_bridge_it_ships(
     policy_home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -60,13 +60,14 @@ class RoutedMiddleware(dict[str, Any]):
 class Bridge:
     """Routes hermes-agent's hook and middleware dispatch through ``hooks``.
 
-    ``hooks`` is None when the home could not be loaded; ``error`` then says why, and
-    every ``pre_tool_call`` is blocked.
+    ``hooks`` is None when the home could not be loaded (``error`` says why) or the
+    hooks were closed; every ``pre_tool_call`` is then blocked, saying why.
     """
 
     def __init__(self, hooks: Hooks | None, error: str | None, manager: Any) -> None:
         self.hooks = hooks
-        self.error = error
+        #: Why there are no hooks, as the block message says it.
+        self.reason = f"its hooks could not be loaded: {error}"
         self._manager = manager
         self._checked_split = False
 
@@ -84,7 +85,7 @@ class Bridge:
         hooks, self.hooks = self.hooks, None
         if hooks is None:
             return
-        self.error = "closed"
+        self.reason = "its hooks were closed as the agent exits"
         try:
             hooks.close()
         except Exception:
@@ -99,8 +100,7 @@ class Bridge:
             self._report_split()
         try:
             if self.hooks is None:
-                reason = f"its hooks could not be loaded: {self.error}"
-                return failure_answer(hook_name, kwargs.get("tool_name"), reason)
+                return failure_answer(hook_name, kwargs.get("tool_name"), self.reason)
             return answer(self.hooks, hook_name, kwargs)
         except Exception as exc:  # the agent would let the call go ahead
             log.exception("hermes-hooks bridge: firing %s failed", hook_name)
