@@ -1,7 +1,8 @@
 """The one set of findings ``doctor`` reports and ``list`` marks its entries with.
 
 ``config.yaml`` is checked first, then each hook source (a source that did not load is
-asked through its adapter's stand-in), then telemetry.  ``doctor`` prints them all;
+asked through its adapter's stand-in), then telemetry, then which hooks would fire twice
+or not at all inside Hermes Agent through the bridge.  ``doctor`` prints them all;
 ``list`` marks every entry that has an error among them ✗, so the two commands cannot
 disagree about an entry.  Each finding is printed once: the log lines the load wrote
 about the same problems are held back (:class:`HeldLogs`) and only those the report
@@ -10,20 +11,29 @@ does not repeat reach stderr.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.config import check_config
+from hermes_hooks.config import check_config, resolve_home
+from hermes_hooks.integrations.hermes_agent.doctor import check_bridge, doctor_host
 from hermes_hooks.sources import every_source
 from hermes_hooks.telemetry import check_telemetry
 
 if TYPE_CHECKING:
+    from hermes_hooks._capabilities import HostCapabilities
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.report import Finding
 
-__all__ = ["HeldLogs", "collect_findings", "entry_errors"]
+__all__ = ["HeldLogs", "collect_findings", "entry_errors", "inspect_host"]
+
+
+def inspect_host(args: argparse.Namespace) -> HostCapabilities | None:
+    """What a home is checked with: a home Hermes Agent runs through the bridge has the
+    agent's model for prompt hooks, so they are not reported as refused."""
+    return doctor_host(resolve_home(getattr(args, "home", None)))
 
 
 def collect_findings(hooks: Hooks, *, fire: bool) -> list[Finding]:
@@ -33,6 +43,7 @@ def collect_findings(hooks: Hooks, *, fire: bool) -> list[Finding]:
     for source in every_source(hooks.sources, hooks.context):
         findings.extend(source.check(fire=fire))
     findings.extend(check_telemetry(hooks))
+    findings.extend(check_bridge(hooks))
     return findings
 
 

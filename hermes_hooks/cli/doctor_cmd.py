@@ -1,7 +1,9 @@
 """``hermes-hooks doctor``: check every hook of a home and report problems.
 
-The findings are the ones ``list`` marks its entries with (:mod:`._findings`), plus
-the smoke test of each approved shell hook.  Each is printed once: the load's log
+The findings are the ones ``list`` marks its entries with (:mod:`._findings`: every
+source's checks, ``config.yaml``, telemetry, and which hooks would fire twice or not at
+all inside Hermes Agent through the bridge), plus the smoke test of each approved shell
+hook.  Each is printed once: the load's log
 lines that say the same are not repeated on stderr.
 The exit code is 1 when any finding is an error.
 """
@@ -13,7 +15,7 @@ from dataclasses import asdict
 
 from hermes_hooks._escape import escape_lines
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
-from hermes_hooks.cli._findings import HeldLogs, collect_findings
+from hermes_hooks.cli._findings import HeldLogs, collect_findings, inspect_host
 from hermes_hooks.cli._run import load_home, print_json
 
 _MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
@@ -28,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
 
     # The gateway surface loads every source the CLI does, plus gateway hooks.
     with HeldLogs() as held:
-        with load_home(args, surface="gateway", inspect=True) as hooks:
+        with load_home(args, surface="gateway", inspect=True, host=inspect_host(args)) as hooks:
             findings = collect_findings(hooks, fire=True)
         failed = any(f.level == "error" for f in findings)
         if args.json:

@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from hermes_hooks._escape import escape_lines
-from hermes_hooks.cli._findings import HeldLogs, collect_findings, entry_errors
+from hermes_hooks.cli._findings import HeldLogs, collect_findings, entry_errors, inspect_host
 from hermes_hooks.cli._run import load_home, print_json
 from hermes_hooks.sources import every_source
 
@@ -28,7 +28,10 @@ def run(args: argparse.Namespace) -> int:
     """Load the home and print each source's section, then the errors no entry shows."""
 
     # The gateway surface loads every source the CLI does, plus gateway hooks.
-    with HeldLogs() as held, load_home(args, surface="gateway", inspect=True) as hooks:
+    with (
+        HeldLogs() as held,
+        load_home(args, surface="gateway", inspect=True, host=inspect_host(args)) as hooks,
+    ):
         findings = collect_findings(hooks, fire=False)
         errors = entry_errors(findings)
         data: dict[str, Any] = {"home": str(hooks.home)}

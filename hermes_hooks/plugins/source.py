@@ -65,6 +65,11 @@ HOOKIMPL_GROUP = "hermes_hooks"
 REGISTER_GROUP = "hermes_agent.plugins"
 ENTRY_POINT_GROUPS = (HOOKIMPL_GROUP, REGISTER_GROUP)
 _MODULE_PREFIX = "hermes_plugins"
+#: The Hermes Agent bridge's entry point (declared by this distribution): discovery
+#: never loads it, and its name in ``plugins.enabled`` (which the agent needs) counts
+#: as found.
+BRIDGE_MODULE = "hermes_hooks.integrations.hermes_agent"
+BRIDGE_NAME = "hermes-hooks"
 
 
 class PythonSource:
@@ -195,7 +200,7 @@ class PythonSource:
         """
         settings = self._context.settings
         config = self._context.home / "config.yaml"
-        found = sorted({n for r in self.plugins for n in (r.key, r.name) if n})
+        found = sorted({n for r in self.plugins for n in (r.key, r.name) if n} | {BRIDGE_NAME})
         lists: list[tuple[str, list[str], Level]] = [("disabled", settings.disabled, "warn")]
         if settings.enabled is not None and scanned_entry_points:
             lists.insert(0, ("enabled", settings.enabled, "error"))
@@ -329,6 +334,10 @@ class PythonSource:
         found = importlib_metadata.entry_points()  # one scan of the installed distributions
         for group in ENTRY_POINT_GROUPS:
             for ep in found.select(group=group):
+                if ep.value.partition(":")[0] == BRIDGE_MODULE:
+                    # The Hermes Agent bridge: it loads this very home, so loading it
+                    # here would load the home again, without end.
+                    continue
                 dist = getattr(ep, "dist", None)
                 record = PluginRecord(
                     key=ep.name,
