@@ -10,10 +10,12 @@ process so machine noise hits all alike, the order rotating each iteration:
   ``PreToolUse`` entry (matcher ``Bash`` through the tool table, Claude's stdin,
   ``CLAUDE_PROJECT_DIR`` in a copied environment, Claude's output rules);
 * hermes: the same script as an approved ``pre_tool_call`` entry (matcher
-  ``terminal``).
+  ``terminal``);
+* bash: the claude-code entry with ``shell: bash`` (bash starts the script, as in
+  Claude Code).
 
-Figures: claude / bare (design.md: at most ~1.10) and claude / hermes (the dialect's
-own cost), ratios of medians.
+Figures: claude / bare (design.md: at most ~1.10), claude / hermes (the dialect's
+own cost) and bash / claude (the cost of the shell), ratios of medians.
 
     python -m bench.bench_claude [iterations]
 """
@@ -45,14 +47,14 @@ _PAYLOAD = {
 }
 
 
-def _hooks(home: Path, key: str, matcher: str, script: Path):  # type: ignore[no-untyped-def]
+def _hooks(home: Path, key: str, matcher: str, script: Path, **extra: str):  # type: ignore[no-untyped-def]
     import yaml
 
     import hermes_hooks
     from hermes_hooks.shell.consent import Allowlist
 
     home.mkdir()
-    config = {"hooks": {key: [{"matcher": matcher, "command": str(script)}]}}
+    config = {"hooks": {key: [{"matcher": matcher, "command": str(script), **extra}]}}
     (home / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     Allowlist(home).approve("pre_tool_call", str(script))
     return hermes_hooks.load(home, entry_points=False)
@@ -72,11 +74,12 @@ def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
         script.chmod(0o755)
         claude = _hooks(root / "claude", "PreToolUse", "Bash", script)
         hermes = _hooks(root / "hermes", "pre_tool_call", "terminal", script)
+        bash = _hooks(root / "bash", "PreToolUse", "Bash", script, shell="bash")
         try:
             [entry] = claude.sources["shell"].parsed.entries
             spec = spec_of(entry)
             stdin = dumps(claude_code.input_document(spec, _PAYLOAD, os.getcwd()))
-            times: dict[str, list[float]] = {"bare": [], "claude": [], "hermes": []}
+            times: dict[str, list[float]] = {"bare": [], "claude": [], "hermes": [], "bash": []}
 
             def bare() -> None:
                 subprocess.run([str(script)], input=stdin, capture_output=True, check=False)
@@ -85,19 +88,22 @@ def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
                 "bare": bare,
                 "claude": lambda: claude.pre_tool_call(**_PAYLOAD),
                 "hermes": lambda: hermes.pre_tool_call(**_PAYLOAD),
+                "bash": lambda: bash.pre_tool_call(**_PAYLOAD),
             }
             for function in sides.values():  # warm up (page cache, imports)
                 for _ in range(3):
                     function()
             names = list(sides)
             for index in range(iterations):
-                for name in names[index % 3 :] + names[: index % 3]:
+                turn = index % len(names)
+                for name in names[turn:] + names[:turn]:
                     started = time.perf_counter()
                     sides[name]()
                     times[name].append(time.perf_counter() - started)
         finally:
             claude.close()
             hermes.close()
+            bash.close()
     medians = {name: statistics.median(values) for name, values in times.items()}
     print(
         "# medians over {} interleaved runs: {}".format(
@@ -108,6 +114,7 @@ def run(iterations: int = ITERATIONS) -> list[tuple[str, float]]:
     return [
         ("claude-code shell hook / bare subprocess.run", medians["claude"] / medians["bare"]),
         ("claude-code shell hook / hermes shell hook", medians["claude"] / medians["hermes"]),
+        ("claude-code shell: bash / claude-code shell hook", medians["bash"] / medians["claude"]),
     ]
 
 

@@ -327,6 +327,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.consent",
     "hermes_hooks.dispatch",
     "hermes_hooks.host",
+    "hermes_hooks.integrations",
     "hermes_hooks.manager",
     "hermes_hooks.mcp",
     "hermes_hooks.outbound",

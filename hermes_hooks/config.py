@@ -9,10 +9,11 @@ naming ``config.yaml:line:col``, because then no hook of it runs.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_CALLBACK_TIMEOUT",
     "MAX_CALLBACK_TIMEOUT",
+    "ConfigData",
     "ConfigFile",
     "Settings",
     "check_config",
     "env_flag",
     "inspect_config",
     "parse_callback_timeout",
+    "position_of",
     "read_config",
     "resolve_home",
     "safe_mode",
@@ -63,6 +66,45 @@ def resolve_home(home: str | os.PathLike[str] | None = None) -> Path:
     return Path(env).expanduser() if env else Path.home() / ".hermes"
 
 
+class ConfigData(dict[str, Any]):
+    """The mapping of a ``config.yaml`` read from its file, which also knows where each
+    key is written, so that a finding about any part of it (a shell entry, an unknown
+    event) names ``config.yaml:line:col`` like the YAML and unknown-key findings do.
+    A plain mapping (a config built in code) has no positions: findings then name the
+    file alone."""
+
+    def __init__(
+        self,
+        data: Mapping[str, Any] | None = None,
+        path: Path | str = "config.yaml",
+        marks: Mapping[tuple[Any, ...], Any] | None = None,
+    ) -> None:
+        super().__init__(data or {})
+        self.path = str(path)
+        # key path -> Position (1-based line and column), as the YAML reader records it
+        self._marks = dict(marks or {})
+
+    def position(self, path: tuple[Any, ...]) -> str | None:
+        """``<file>:<line>:<col>`` of the value at ``path`` (keys and list indexes),
+        or None when it is not known.  A list item is where its first key is written;
+        a path not written in the file is placed at its nearest written parent."""
+        mark = self._marks.get(path)
+        if mark is None:
+            inside = [m for p, m in self._marks.items() if p[: len(path)] == path]
+            if inside:
+                mark = min(inside, key=lambda m: (m.line, m.column))
+        while mark is None and len(path) > 1:
+            path = path[:-1]
+            mark = self._marks.get(path)
+        return None if mark is None else f"{self.path}:{mark.line}:{mark.column}"
+
+
+def position_of(config: Mapping[str, Any], path: tuple[Any, ...]) -> str | None:
+    """Where ``path`` is written in ``config`` (``<file>:<line>:<col>``), when ``config``
+    was read from a file (:class:`ConfigData`); else None."""
+    return config.position(path) if isinstance(config, ConfigData) else None
+
+
 @dataclass
 class ConfigFile:
     """``config.yaml`` as read for one load: its data and what is wrong with it.
@@ -78,6 +120,9 @@ class ConfigFile:
     #: The file exists but could not be read as a whole (unreadable, not UTF-8, not
     #: YAML, not a mapping): ``data`` is empty because of that, not because it is.
     unusable: bool = False
+    #: What is wrong with the ``plugins:`` settings (each falls back to its default);
+    #: reported by ``doctor``, logged by the load that reads the settings.
+    settings: list[Finding] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
@@ -129,13 +174,38 @@ def inspect_config(home: Path) -> ConfigFile:
             f"the top level must be a mapping, got {type(document.data).__name__}",
             "write keys such as 'hooks:' and 'plugins:' at the start of their lines",
         )
-    config.data = document.data
+    config.data = ConfigData(document.data, path, document.marks)
     from hermes_hooks.config_schema import unknown_keys
 
     issues = [*document.issues, *unknown_keys(document, "config.yaml")]
     issues.sort(key=lambda i: (i.position.line, i.position.column))
-    config.findings.extend(issue.finding(path) for issue in issues)
+    config.findings.extend(_entry_finding(issue.finding(path), issue.path) for issue in issues)
+    from hermes_hooks.report import Finding
+
+    # The plugins: settings a load warns about (and falls back on), as findings; kept
+    # apart, since the load's Settings.from_config logs them itself.
+    Settings.from_config(
+        config.data,
+        str(path),
+        lambda where, text: config.settings.append(Finding("warn", where, text)),
+    )
     return config
+
+
+def _entry_finding(finding: Finding, path: tuple[Any, ...]) -> Finding:
+    """``finding`` naming the ``list`` entry its key lies in (a shell hook's
+    ``hooks.<event>[<i>]``, an outbound target's ``hooks.outbound[<i>]``), so that
+    ``list`` marks that entry as ``doctor`` reports it."""
+    if len(path) < 3 or path[0] != "hooks" or not isinstance(path[2], int):
+        return finding
+    event, index = str(path[1]), path[2]
+    if event == "outbound":
+        entry = f"outbound hooks.outbound[{index}]"
+    elif event == "output_spill":
+        return finding
+    else:
+        entry = f"shell hooks.{event}[{index}]"
+    return dataclasses.replace(finding, entry=entry)
 
 
 def read_config(home: Path, *, strict: bool = False) -> dict[str, Any]:
@@ -181,49 +251,55 @@ def check_config(hooks: Any) -> list[Finding]:
     from hermes_hooks.report import Finding  # deferred: only doctor asks for findings
 
     safe = [Finding("error", "safe mode", SAFE_MODE_PROBLEM)] if safe_mode() else []
-    return [*safe, *inspect_config(hooks.home).findings]
+    config = inspect_config(hooks.home)
+    return [*safe, *config.findings, *config.settings]
 
 
-def parse_callback_timeout(value: Any, source: str = "config.yaml") -> float:
+#: Where a ``plugins:`` setting is and what is wrong with it, for a log line or a finding.
+Report = Callable[[str, str], None]
+
+
+def _log_report(where: str, text: str) -> None:
+    log.warning("%s: %s", where, text)
+
+
+def parse_callback_timeout(
+    value: Any, source: str = "config.yaml", report: Report | None = None
+) -> float:
     """``plugins.hook_callback_timeout``: 30 by default, 0 = no limit,
-    at most 600; anything unusable warns and falls back to 30."""
-    key = f"{source}: plugins.hook_callback_timeout"
+    at most 600; anything unusable warns (through ``report``: where, then what) and
+    falls back to 30."""
+    say = report or _log_report
+    key = "plugins.hook_callback_timeout"
     if value is None:
         return DEFAULT_CALLBACK_TIMEOUT
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        log.warning(
-            "%s is %r, not a number of seconds; using %g. Fix: a number such as 30 "
-            "(0 disables the limit).",
-            key,
-            value,
-            DEFAULT_CALLBACK_TIMEOUT,
+        say(
+            source,
+            f"{key} is {value!r}, not a number of seconds; using "
+            f"{DEFAULT_CALLBACK_TIMEOUT:g}. Fix: a number such as 30 (0 disables the limit).",
         )
         return DEFAULT_CALLBACK_TIMEOUT
     if value < 0:
-        log.warning(
-            "%s is negative (%r); using %g. Fix: 0 disables the limit.",
-            key,
-            value,
-            DEFAULT_CALLBACK_TIMEOUT,
+        say(
+            source,
+            f"{key} is negative ({value!r}); using {DEFAULT_CALLBACK_TIMEOUT:g}. Fix: 0 "
+            "disables the limit.",
         )
         return DEFAULT_CALLBACK_TIMEOUT
     if value > MAX_CALLBACK_TIMEOUT:
-        log.warning("%s is %r, above the maximum; clamped to %g", key, value, MAX_CALLBACK_TIMEOUT)
+        say(source, f"{key} is {value!r}, above the maximum; clamped to {MAX_CALLBACK_TIMEOUT:g}")
         return MAX_CALLBACK_TIMEOUT
     return float(value)
 
 
-def _name_list(value: Any, key: str, source: str) -> list[str] | None:
+def _name_list(value: Any, key: str, source: str, say: Report) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        log.warning(
-            "%s: plugins.%s must be a list of plugin names; ignored",
-            source,
-            key,
-        )
+        say(source, f"plugins.{key} must be a list of plugin names; ignored")
         return None
     return [v.strip() for v in value if v.strip()]
 
@@ -238,21 +314,30 @@ class Settings:
     disabled: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_config(cls, config: Mapping[str, Any], source: str = "config.yaml") -> Settings:
-        """Read ``plugins.*`` from a parsed config, warning about bad values."""
+    def from_config(
+        cls, config: Mapping[str, Any], source: str = "config.yaml", report: Report | None = None
+    ) -> Settings:
+        """Read ``plugins.*`` from a parsed config, warning about bad values (logged,
+        or through ``report``: where, at ``config.yaml:line:col`` when known, then
+        what)."""
+        say = report or _log_report
+
+        def at(*path: str) -> str:
+            return position_of(config, ("plugins", *path)) or source
+
         plugins = config.get("plugins")
         if plugins is None:
             plugins = {}
         if not isinstance(plugins, dict):
-            log.warning("%s: 'plugins' must be a mapping; ignored", source)
+            say(at(), "'plugins' must be a mapping; ignored")
             plugins = {}
         return cls(
             hook_callback_timeout=parse_callback_timeout(
-                plugins.get("hook_callback_timeout"), source
+                plugins.get("hook_callback_timeout"), at("hook_callback_timeout"), say
             ),
             stream_reasoning_deltas=plugins.get("stream_reasoning_deltas") is True,
-            enabled=_name_list(plugins.get("enabled"), "enabled", source),
-            disabled=_name_list(plugins.get("disabled"), "disabled", source) or [],
+            enabled=_name_list(plugins.get("enabled"), "enabled", at("enabled"), say),
+            disabled=_name_list(plugins.get("disabled"), "disabled", at("disabled"), say) or [],
         )
 
     def allows(self, key: str) -> str | None:

@@ -74,6 +74,19 @@ def _validator(kind: str) -> Validator:
     return Draft202012Validator(_schema(kind))
 
 
+@cache
+def shell_entry_keys() -> frozenset[str]:
+    """The keys a shell hook entry under ``hooks.<event>`` may hold, in any dialect."""
+    events = _schema("config.yaml")["properties"]["hooks"].get("properties", {})
+    keys: set[str] = set()
+    for value in events.values():
+        item = value.get("items", {}) if isinstance(value, Mapping) else {}
+        names = item.get("properties", {}) if isinstance(item, Mapping) else {}
+        if "command" in names:  # a shell entry (outbound targets have none)
+            keys.update(names)
+    return frozenset(keys)
+
+
 def unknown_keys(document: YamlDocument, kind: str) -> list[YamlIssue]:
     """The unknown keys of a parsed ``kind`` file (``"config.yaml"``, ``"HOOK.yaml"`` or
     ``"plugin.yaml"``), in file order, each with its line and a did-you-mean."""

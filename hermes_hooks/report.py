@@ -7,10 +7,11 @@ adapter can report without importing the command-line tool.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["Finding", "Level", "Section"]
+__all__ = ["EntryErrors", "Finding", "Level", "Section"]
 
 #: How serious a finding is; ``error`` makes ``doctor`` exit non-zero.
 Level = Literal["ok", "info", "warn", "error"]
@@ -23,6 +24,15 @@ class Finding:
     level: Level
     subject: str
     message: str
+    #: The ``list`` entry the finding is about (``shell hooks.pre_tool_call[0]``,
+    #: ``plugin audit-log``, ``outbound hooks.outbound[0]``, ``gateway hook boot``), or
+    #: None for one about the home as a whole: ``list`` marks that entry with the
+    #: finding, so ``list`` and ``doctor`` never disagree about it.
+    entry: str | None = None
+
+
+#: The error messages of each ``list`` entry that has any, by :attr:`Finding.entry`.
+EntryErrors = Mapping[str, Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -31,3 +41,6 @@ class Section:
 
     data: Any
     lines: list[str] = field(default_factory=list)
+    #: The entries shown (as :attr:`Finding.entry` names them): each shows its own
+    #: errors, so ``list`` repeats none of them at the end.
+    entries: list[str] = field(default_factory=list)

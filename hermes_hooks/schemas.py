@@ -281,6 +281,7 @@ def _config_hooks_schema() -> dict[str, Any]:
             "plugin_data": {"type": "string"},
             "statusMessage": {"type": "string"},
             "status_message": {"type": "string"},
+            "shell": {"enum": ["bash"]},
             "persistent": {"type": "boolean"},
         },
         "anyOf": [{"required": ["command"]}, {"required": ["prompt"]}],

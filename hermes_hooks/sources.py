@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.report import Finding, Section
+    from hermes_hooks.report import EntryErrors, Finding, Section
 
 __all__ = ["ADAPTERS", "Source", "Unloaded", "every_source"]
 
@@ -36,11 +36,14 @@ class Source(Protocol):
     def close(self, timeout: float) -> None:
         """Flush and stop background work within ``timeout`` seconds."""
 
-    def section(self) -> Section:
-        """This source's part of ``hermes-hooks list``."""
+    def section(self, errors: EntryErrors | None = None) -> Section:
+        """This source's part of ``hermes-hooks list``; ``errors``: the error findings
+        of its entries (from :meth:`check`), each such entry marked ✗ with them."""
 
-    def check(self) -> list[Finding]:
-        """This source's findings for ``hermes-hooks doctor``."""
+    def check(self, *, fire: bool = True) -> list[Finding]:
+        """This source's findings for ``hermes-hooks doctor`` (and the ones ``list``
+        marks entries with); ``fire=False`` leaves out the checks that run a hook
+        (a smoke test), as ``list`` only looks."""
 
 
 #: (name, module, surfaces) in registration order; modules load lazily.
@@ -74,11 +77,11 @@ class Unloaded:
     def close(self, timeout: float) -> None:
         """Nothing runs."""
 
-    def section(self) -> Section:
-        """The adapter's part of ``list`` when it did not run."""
+    def section(self, errors: EntryErrors | None = None) -> Section:
+        """The adapter's part of ``list`` when it did not run (no entries to mark)."""
         return self._section()
 
-    def check(self) -> list[Finding]:
+    def check(self, *, fire: bool = True) -> list[Finding]:
         """The adapter's ``doctor`` findings when it did not run."""
         return self._check()
 

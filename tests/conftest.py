@@ -24,6 +24,11 @@ collect_ignore = [] if os.environ.get("HERMES_REFERENCE") else ["reference"]
 #: claude-agent-sdk extras): only ``tox -e sdks`` (which sets HERMES_SDKS=1) collects it.
 if not os.environ.get("HERMES_SDKS"):
     collect_ignore.append("integrations/sdks")
+#: tests/tools/ runs tools that are no run-time dependency (shtab, the completion extra;
+#: the pre-commit tool, which builds a venv of this repository): only ``tox -e tools``
+#: (which sets HERMES_TOOLS=1) collects it.
+if not os.environ.get("HERMES_TOOLS"):
+    collect_ignore.append("tools")
 #: tests/integrations/mcp/ needs the MCP SDK: only ``tox -e mcp`` (HERMES_MCP=1) collects it.
 if not os.environ.get("HERMES_MCP"):
     collect_ignore.append("integrations/mcp")

@@ -40,6 +40,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "set_agent_factory",
     ],
     "hermes_hooks.config": [
+        "ConfigData",
         "ConfigFile",
         "DEFAULT_CALLBACK_TIMEOUT",
         "MAX_CALLBACK_TIMEOUT",
@@ -48,6 +49,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "env_flag",
         "inspect_config",
         "parse_callback_timeout",
+        "position_of",
         "read_config",
         "resolve_home",
         "safe_mode",
@@ -114,7 +116,7 @@ PUBLIC_ALL: dict[str, list[str]] = {
         "Section",
         "recover",
     ],
-    "hermes_hooks.report": ["Finding", "Level", "Section"],
+    "hermes_hooks.report": ["EntryErrors", "Finding", "Level", "Section"],
     "hermes_hooks.schemas": [
         "FILE_SCHEMAS",
         "all_schemas",

@@ -24,9 +24,14 @@ ordinary shell hook (consent, timeouts, process groups, ``fail_closed``).  The t
   (:class:`~.claude_tables.SessionContexts`); the variables a SessionStart hook wrote
   to ``CLAUDE_ENV_FILE`` are its answer.
 
-What Hermes cannot honour (a ``PostToolUse`` ``decision: block``, a prompt rejected by
-``UserPromptSubmit``) is never dropped silently: it logs one WARNING per hook and shows
-in ``hermes-hooks test``.
+* **Feedback**: a ``PostToolUse`` hook's exit 2 or ``decision: block`` reason reaches
+  the model below the tool's result (``transform_tool_result``, :mod:`.feedback`),
+  with a WARNING carrying the hook's stderr.
+* **Shell**: an entry with ``shell: bash`` runs through bash (:mod:`.shells`).
+
+What Hermes cannot honour (a prompt rejected by ``UserPromptSubmit``, ``continue:
+false`` after the call) is never dropped silently: it logs one WARNING per hook and
+shows in ``hermes-hooks test``.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks._callback import Degraded, Group
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks._select import directive_word, first_text
+from hermes_hooks.claude.feedback import feedback, register_tool_feedback
 from hermes_hooks.claude.input import (
     environment,
     input_document,
@@ -48,6 +54,7 @@ from hermes_hooks.claude.input import (
 )
 from hermes_hooks.claude.model import host_capabilities, model_prompt, model_result
 from hermes_hooks.claude.options import MODEL_KINDS, REWAKE
+from hermes_hooks.claude.shells import shell_argv
 from hermes_hooks.claude.tables import (
     DIALECT as DIALECT_NAME,
 )
@@ -178,7 +185,9 @@ def _exit_two(reading: Reading) -> dict[str, Any] | None:
         return directive
     if entry.event == "pre_verify":
         return _continue(reason)
-    if entry.event in ("pre_llm_call", "post_tool_call", "subagent_stop"):
+    if entry.event == "post_tool_call":
+        return feedback(reading, reason or f"hook {entry.command} exited 2 without a reason")
+    if entry.event in ("pre_llm_call", "subagent_stop"):
         _unhonoured(reading, "exit code 2")
         return None
     # SessionStart, SessionEnd, SubagentStart: Claude shows stderr to the user only.
@@ -248,6 +257,9 @@ def _from_json(reading: Reading, doc: dict[str, Any]) -> dict[str, Any] | None:
             _unhonoured(reading, "decision: block")
             return None
         return {"context": context} if context is not None else None
+    if decision == "block" and event == "post_tool_call":
+        reason = first_text(doc.get("reason"))
+        return feedback(reading, reason or f"hook {entry.command} answered decision: block")
     if decision == "block":
         _unhonoured(reading, "decision: block")
     elif context is not None:
@@ -351,7 +363,10 @@ def _execute(
         return result, {}
     env_file = new_env_file() if spec.event.name == "SessionStart" else None
     env = environment(spec, payload, cwd, env_file)
-    result = execute(entry.argv, dumps(document), entry.timeout, env=env)
+    argv = entry.argv
+    if options.shell is not None:
+        argv = shell_argv(options.shell, entry.command, argv)
+    result = execute(argv, dumps(document), entry.timeout, env=env)
     if env_file is None:
         return result, {}
     values, skipped = read_env_file(env_file, env if env is not None else dict(os.environ))
@@ -544,6 +559,8 @@ class ClaudeCodeDialect:
             parts.append(f"if={options.condition.text!r}")
         if options.plugin_root is not None:
             parts.append(f"plugin={options.plugin_root}")
+        if options.shell is not None:
+            parts.append(f"shell={options.shell}")
         return parts
 
     def loaded(self, entries: list[ShellEntry], manager: HookManager, owner: str) -> None:
@@ -557,6 +574,13 @@ class ClaudeCodeDialect:
         ]
         if talkers:
             register_session_context(manager, owner, talkers[0].context)
+        critics = [
+            spec_of(entry)
+            for entry in entries
+            if entry.event == "post_tool_call" and not spec_of(entry).options.background
+        ]
+        if critics:
+            register_tool_feedback(manager, owner, critics[0].context.feedback)
 
     def matches(self, entry: ShellEntry, tool_name: Any) -> bool:
         """Claude Code's rules on Claude's name of the tool (always, off tool events)."""
@@ -627,6 +651,14 @@ class ClaudeCodeDialect:
                 spec_of(entry).context.sessions.put(_session(payload), text)
             env = directive.get("env") if directive is not None else None
             return {"env": env} if env else None
+        if entry.event == "post_tool_call":
+            # Observed only: the reason reaches the model through transform_tool_result.
+            reason = directive.get("feedback") if directive is not None else None
+            if isinstance(reason, str):
+                spec_of(entry).context.feedback.put(
+                    _session(payload), text_or(payload.get("tool_call_id"), ""), reason
+                )
+            return None
         return directive
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from hermes_hooks.claude.options import MODEL_KINDS
 from hermes_hooks.claude.rules import parse_rule
+from hermes_hooks.claude.shells import needs_bash, needs_shell
 from hermes_hooks.claude.tables import (
     DIALECT,
     UNMAPPED_EVENTS,
@@ -96,8 +97,8 @@ EVENT_NOTES = {
         "cannot reject a prompt; its context is kept"
     ),
     "PostToolUse": (
-        "its feedback to Claude (exit 2, decision: block, additionalContext) is not "
-        "honoured: post_tool_call only observes"
+        "its feedback (exit 2, decision: block) reaches the model below the tool's result; "
+        "its additionalContext is not honoured: post_tool_call only observes"
     ),
     "PostToolUseFailure": "its additionalContext is not honoured: post_tool_call only observes",
     "SubagentStop": "it cannot keep a subagent going: subagent_stop only observes",
@@ -107,10 +108,8 @@ EVENT_NOTES = {
 _SUBJECTS = {"SessionStart": ("startup",), "SessionEnd": ("clear", "other")}
 _SIMPLE_PATH = re.compile(r"[A-Za-z0-9_@%+=:,./~-]+")
 _SAFE_WORD = re.compile(r"[A-Za-z0-9_@%+=:,./~-]+")
-_SHELL_CHARS = frozenset("|&;<>()$`*?[]{}!#\n\\")
 _PROJECT_VAR = re.compile(r"\$(?:CLAUDE_PROJECT_DIR(?![A-Za-z0-9_])|\{CLAUDE_PROJECT_DIR\})")
 _PLUGIN_VAR = re.compile(r"\$(?:CLAUDE_PLUGIN_ROOT(?![A-Za-z0-9_])|\{CLAUDE_PLUGIN_ROOT\})")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 # -- what was read and made ---------------------------------------------------------------
@@ -363,38 +362,6 @@ def read_settings(source: SettingsFile) -> dict[str, Any] | None:
 # -- commands -----------------------------------------------------------------------------
 
 
-def _needs_shell(text: str) -> bool:
-    """Whether ``text`` means something different to a shell than to our splitter
-    (pipes, redirections, variables, globs, ``~user``, assignments, comments)."""
-    try:
-        words = shlex.split(text)
-    except ValueError:
-        return True
-    if not words or _ASSIGNMENT.match(words[0]):
-        return True
-    quote = None
-    word_start = True
-    for index, char in enumerate(text):
-        if quote == "'":
-            quote = None if char == "'" else quote
-            continue
-        if quote == '"':
-            if char in "$`\\":
-                return True
-            quote = None if char == '"' else quote
-            continue
-        if char in "'\"":
-            quote = char
-        elif char in _SHELL_CHARS:
-            return True
-        elif char == "~":
-            after = text[index + 1 : index + 2]
-            if not word_start or after not in ("", "/", " ", "\t"):
-                return True  # only a word that is ~ or starts with ~/ is expanded
-        word_start = char in " \t"
-    return False
-
-
 def _join(words: list[str]) -> str:
     return " ".join(w if _SAFE_WORD.fullmatch(w) else shlex.quote(w) for w in words)
 
@@ -411,7 +378,7 @@ def convert_command(
     """Our command for a Claude command line, and the wrapper it needs, if any."""
     text, project = _substitute(command.strip(), _PROJECT_VAR, source.project_dir)
     text, plugin = _substitute(text, _PLUGIN_VAR, source.plugin_root)
-    if not _needs_shell(text):
+    if not needs_shell(text):
         words = shlex.split(text)
         moved = False
         if source.project_dir is not None:
@@ -546,7 +513,10 @@ def _options(
         return f"field(s) {', '.join(map(repr, unknown))} are not honoured here"
     shell = handler.get("shell")
     if shell not in (None, "bash") and "args" not in handler:
-        return f"shell {shell!r}: hooks run without a shell, and wrappers use bash"
+        return f"shell {shell!r}: only bash runs hooks on this host"
+    if shell == "bash" and "args" not in handler and "command" in entry:
+        # Claude Code hands the command to bash: a script without #! runs only that way.
+        entry["shell"] = "bash"
     if handler.get("async") is True:
         entry["async"] = True
     if handler.get("asyncRewake") is True:
@@ -621,6 +591,10 @@ def _convert_handler(
     refused = _options(handler, event, entry, notes)
     if refused is not None:
         return Skipped(origin, refused)
+    if "shell" not in entry and wrapper is None and "command" in entry and needs_bash(entry):
+        # Claude Code's default shell runs a script that execve refuses; so does ours.
+        entry["shell"] = "bash"
+        notes.append("its script has no #! line: it runs through bash, as in Claude Code")
     if source.plugin_root is not None:
         entry["plugin_root"] = str(source.plugin_root)
         data = home / "agent-hooks" / "claude-code" / "plugin-data" / (source.plugin or "plugin")

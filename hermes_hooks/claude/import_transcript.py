@@ -30,6 +30,9 @@ __all__ = ["read_transcript"]
 
 #: Line types that are not conversation turns.
 _BOOKKEEPING = frozenset({"summary", "system", "file-history-snapshot", "progress"})
+#: Input fields of Claude Code's tools that no tool of ours takes: ``Bash``'s
+#: ``description`` is the model's note to the user about the command, not part of it.
+_CLAUDE_ONLY = {"Bash": frozenset({"description"})}
 #: Claude's stop reasons → the provider finish reasons a recording uses.
 _FINISH = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
 
@@ -97,6 +100,9 @@ class _Reader:
             self.report.skip(where, "tool_use block without an id, a name and an input object")
             return None
         tool = self.by_claude.get(name, name)
+        if tool != name:  # mapped to ours: what only Claude's tool takes is left out
+            dropped = _CLAUDE_ONLY.get(name, frozenset())
+            given = {key: value for key, value in given.items() if key not in dropped}
         arguments = self.table.from_claude(tool, given) if tool != name else dict(given)
         self.names[call_id] = tool
         return {"id": call_id, "name": tool, "arguments": arguments}
@@ -191,6 +197,12 @@ def _line(reader: _Reader, text: str, where: str) -> None:
         reader.report.skip(where, "not a JSON object")
         return
     kind = data.get("type")
+    if kind is None and isinstance(data.get("conversations"), list):
+        # The other format: said once, with the option that reads it.
+        raise RecordingError(
+            f"{where}: this is a Hermes trajectory line, not a Claude Code transcript; "
+            "import it with --from hermes"
+        )
     if kind in _BOOKKEEPING or data.get("isMeta") is True or data.get("isSidechain") is True:
         return
     message = data.get("message")

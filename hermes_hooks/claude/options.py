@@ -12,6 +12,8 @@ hook's), a Claude Code entry may carry the fields of a Claude Code hook handler:
 * ``plugin_root`` (and ``plugin_data``): the Claude Code plugin the hook came from;
   the hook gets ``CLAUDE_PLUGIN_ROOT`` (and ``CLAUDE_PLUGIN_DATA``) in its
   environment, as Claude Code gives a plugin's hooks;
+* ``shell: bash``: the command runs through bash, as Claude Code runs it (a script
+  without a ``#!`` line, shell syntax); see :mod:`.shells`;
 * ``statusMessage``: Claude Code's spinner text; there is no spinner, it is accepted.
 
 Any other key, and any option this dialect cannot honour, refuses the entry with a
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_hooks.claude.rules import PermissionRule, parse_rule
+from hermes_hooks.claude.shells import SHELL_KEY, shell_program
 from hermes_hooks.shell.entry import EntryRefused
 
 __all__ = [
@@ -62,12 +65,12 @@ ENTRY_KEYS = frozenset(
         "plugin_data",
         "statusMessage",
         "status_message",
+        SHELL_KEY,
     }
 )
 #: Keys of Claude Code handlers this dialect does not honour, and why.
 _UNHONOURED = {
     "args": "write the arguments into 'command' (import-claude does this for you)",
-    "shell": "hooks run without a shell; import-claude puts shell command lines in a wrapper",
     "once": "Claude Code honours it only in skill frontmatter; remove it",
     "url": "http handlers are not supported",
     "headers": "http handlers are not supported",
@@ -92,6 +95,8 @@ class HandlerOptions:
     condition: PermissionRule | None = None
     plugin_root: str | None = None
     plugin_data: str | None = None
+    #: The shell the command runs through (an absolute path), None: no shell.
+    shell: str | None = None
 
 
 def _flag(raw: Mapping[str, Any], *keys: str) -> bool:
@@ -157,6 +162,11 @@ def read_options(claude_event: str, raw: Mapping[str, Any]) -> HandlerOptions:
             condition = parse_rule(raw["if"])
         except ValueError as exc:
             raise EntryRefused(f"{exc}; skipped") from None
+    shell = None
+    if SHELL_KEY in raw:
+        if kind != COMMAND:
+            raise EntryRefused(f"shell applies to type: command only, not {kind}; skipped")
+        shell = shell_program(raw[SHELL_KEY])
     return HandlerOptions(
         kind=str(kind),
         prompt=prompt,
@@ -165,4 +175,5 @@ def read_options(claude_event: str, raw: Mapping[str, Any]) -> HandlerOptions:
         condition=condition,
         plugin_root=_text(raw, "plugin_root"),
         plugin_data=_text(raw, "plugin_data"),
+        shell=shell,
     )

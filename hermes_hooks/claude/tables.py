@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
+from hermes_hooks.claude.feedback import ToolFeedback
 from hermes_hooks.claude.model import HostModel
 from hermes_hooks.claude.options import HandlerOptions, read_options
 from hermes_hooks.claude.tools import (
@@ -298,6 +299,8 @@ class ClaudeContext:
     tools: ToolTable
     sessions: SessionContexts = field(default_factory=SessionContexts)
     environments: SessionEnvironments = field(default_factory=SessionEnvironments)
+    #: PostToolUse reasons waiting for their call's transform_tool_result.
+    feedback: ToolFeedback = field(default_factory=ToolFeedback)
     llm: HostModel | None = None
     transcripts: Callable[[str], str | None] | None = None
 

@@ -99,6 +99,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "hermes_hooks.cli.schema_cmd",
         "print the JSON Schema of an event's shell stdin or webhook body, or a config file",
     ),
+    (
+        "completion",
+        "hermes_hooks.cli.completion_cmd",
+        "print a bash, zsh or fish completion script generated from this tool's options",
+    ),
 )
 
 

@@ -16,14 +16,22 @@ from hermes_hooks.cli._codes import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXI
 from hermes_hooks.errors import ConfigError, HermesHooksError, RecordingError, UnknownHookError
 
 if TYPE_CHECKING:
+    from hermes_hooks._capabilities import HostCapabilities
     from hermes_hooks.hooks import Hooks
 
 __all__ = ["load_home", "print_json", "run_command"]
 
 
-def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool = False) -> Hooks:
+def load_home(
+    args: argparse.Namespace,
+    *,
+    surface: str = "cli",
+    inspect: bool = False,
+    host: HostCapabilities | None = None,
+) -> Hooks:
     """Load the home a command was pointed at, honouring the common options;
-    ``inspect=True`` for commands that only look (see :func:`hermes_hooks.load`)."""
+    ``inspect=True`` for commands that only look, ``host`` what the host lends (see
+    :func:`hermes_hooks.load`)."""
     # The hook machinery loads with the first command that loads a home.
     from hermes_hooks._loader import load
 
@@ -33,6 +41,7 @@ def load_home(args: argparse.Namespace, *, surface: str = "cli", inspect: bool =
         accept_hooks=getattr(args, "accept_hooks", False),
         entry_points=not getattr(args, "no_entry_points", False),
         inspect=inspect,
+        host=host,
     )
 
 

@@ -1,9 +1,10 @@
 """``hermes-hooks doctor``: check every hook of a home and report problems.
 
-Each hook source contributes its own findings through
-:meth:`~hermes_hooks.sources.Source.check` (a source that did not load is asked
-through its adapter's stand-in); ``config.yaml`` itself is checked first, and
-telemetry adds whether its setting is usable.
+The findings are the ones ``list`` marks its entries with (:mod:`._findings`: every
+source's checks, ``config.yaml``, telemetry, and which hooks would fire twice or not at
+all inside Hermes Agent through the bridge), plus the smoke test of each approved shell
+hook.  Each is printed once: the load's log
+lines that say the same are not repeated on stderr.
 The exit code is 1 when any finding is an error.
 """
 
@@ -11,19 +12,11 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
-from typing import TYPE_CHECKING
 
 from hermes_hooks._escape import escape_lines
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK
+from hermes_hooks.cli._findings import HeldLogs, collect_findings, inspect_host
 from hermes_hooks.cli._run import load_home, print_json
-from hermes_hooks.config import check_config
-from hermes_hooks.integrations.mcp.pins import check_pins
-from hermes_hooks.sources import every_source
-from hermes_hooks.telemetry import check_telemetry
-
-if TYPE_CHECKING:
-    from hermes_hooks.report import Finding
-
 
 _MARKS = {"ok": "✓", "info": "ℹ", "warn": "⚠", "error": "✗"}
 
@@ -36,18 +29,18 @@ def run(args: argparse.Namespace) -> int:
     """Run every source's checks and print the findings."""
 
     # The gateway surface loads every source the CLI does, plus gateway hooks.
-    with load_home(args, surface="gateway", inspect=True) as hooks:
-        findings: list[Finding] = check_config(hooks)
-        for source in every_source(hooks.sources, hooks.context):
-            findings.extend(source.check())
-        findings.extend(check_telemetry(hooks))
-        findings.extend(check_pins(hooks.home))  # tool definitions mcp-proxy pinned
-    failed = any(f.level == "error" for f in findings)
-    if args.json:
-        print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})
-    else:
-        lines = (f"{_MARKS[f.level]} {f.subject}: {f.message}" for f in findings)
-        if findings:
-            print(escape_lines(lines))
-        print(f"\n{'problems found' if failed else 'no problems found'} ({len(findings)} checks)")
+    with HeldLogs() as held:
+        with load_home(args, surface="gateway", inspect=True, host=inspect_host(args)) as hooks:
+            findings = collect_findings(hooks, fire=True)
+        failed = any(f.level == "error" for f in findings)
+        if args.json:
+            print_json({"ok": not failed, "findings": [asdict(f) for f in findings]})
+        else:
+            lines = (f"{_MARKS[f.level]} {f.subject}: {f.message}" for f in findings)
+            if findings:
+                print(escape_lines(lines))
+            print(
+                f"\n{'problems found' if failed else 'no problems found'} ({len(findings)} checks)"
+            )
+        held.printed("\n".join(f"{f.subject}: {f.message}" for f in findings))
     return EXIT_FAILURE if failed else EXIT_OK

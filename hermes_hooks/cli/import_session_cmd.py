@@ -35,7 +35,13 @@ from hermes_hooks.cli._run import print_json
 from hermes_hooks.config import read_config, resolve_home
 from hermes_hooks.errors import RecordingError
 from hermes_hooks.host.import_draft import ImportReport
-from hermes_hooks.host.import_hermes import SQLITE_MAGIC, read_state_db, read_trajectories
+from hermes_hooks.host.import_hermes import (
+    SQLITE_MAGIC,
+    claude_code_line,
+    read_state_db,
+    read_trajectories,
+)
+from hermes_hooks.host.recording_lines import JsonRefused, decode_limited
 
 if TYPE_CHECKING:
     from hermes_hooks.host.import_draft import Draft
@@ -105,6 +111,7 @@ def file_name(session_id: str, *, hashed: bool = False) -> str:
 def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator[tuple[str, Draft]]:
 
     if source.is_dir():
+        _refuse_claude_folder(source)
         source = source / "state.db"
     try:
         with source.open("rb") as stream:
@@ -119,6 +126,28 @@ def _hermes(source: Path, report: ImportReport, session: str | None) -> Iterator
     for session_id, draft in read_trajectories(source, report):
         if session is None or session_id == session:
             yield session_id, draft
+
+
+def _refuse_claude_folder(folder: Path) -> None:
+    """A folder of Claude Code transcripts (``~/.claude/projects/<project>/``) given to
+    ``--from hermes`` is refused with the option that reads it, rather than as a home
+    without ``state.db``."""
+    if (folder / "state.db").exists():
+        return
+    first = next(iter(sorted(folder.glob("*.jsonl"))), None)
+    if first is None:
+        return
+    try:
+        with first.open(encoding="utf-8") as stream:
+            line = next((text for text in stream if text.strip()), "")
+        entry = decode_limited(line) if line else None
+    except (OSError, UnicodeDecodeError, JsonRefused):
+        return
+    if claude_code_line(entry):
+        raise RecordingError(
+            f"{folder}: holds Claude Code transcripts ({first.name}), not a Hermes session "
+            "store; import them with --from claude-code"
+        )
 
 
 def _claude(

@@ -28,7 +28,7 @@ from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from hermes_hooks.cli._run import load_home, print_json
 from hermes_hooks.cli.python_views import fire_python, run_json, run_lines
 from hermes_hooks.cli.shell_views import approve_hint, describe_entry, outcome_json, outcome_lines
-from hermes_hooks.config import read_config, resolve_home
+from hermes_hooks.config import inspect_config, resolve_home
 from hermes_hooks.envelope import TOOL_EVENTS
 from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from hermes_hooks.shell import consent
@@ -167,8 +167,9 @@ def _fire_shell(
     report per entry, the text lines, the consent bypass in effect)."""
 
     home = resolve_home(getattr(args, "home", None))
-    config = read_config(home)
-    entries = parse_hooks(config, str(home / "config.yaml"), base=home).for_event(event)
+    # The load before this logged every problem of the file: read it again quietly.
+    config = inspect_config(home).data
+    entries = parse_hooks(config, str(home / "config.yaml"), base=home, quiet=True).for_event(event)
     if args.for_tool:
         entries = [e for e in entries if entry_matches(e, args.for_tool)]
     bypass = consent.bypass_reason(getattr(args, "accept_hooks", False), config)

@@ -43,7 +43,7 @@ from hermes_hooks.sources import Source, Unloaded
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.report import Finding, Section
+    from hermes_hooks.report import EntryErrors, Finding, Section
 
 __all__ = [
     "MODULE_PREFIX",
@@ -221,11 +221,11 @@ class GatewaySource:
         """Stop the lanes, letting them finish within ``timeout`` seconds."""
         self.emitter.close(timeout)
 
-    def section(self) -> Section:
+    def section(self, errors: EntryErrors | None = None) -> Section:
         """Each hook's name, directory, events, plugin name and handler, for ``list``."""
-        return gateway_section(self.directory, self.records())
+        return gateway_section(self.directory, self.records(), errors)
 
-    def check(self) -> list[Finding]:
+    def check(self, *, fire: bool = True) -> list[Finding]:
         """Each hook's manifest, handler, events and permissions, for ``doctor``."""
         return check_gateway_hooks(self.directory, self.records())
 

@@ -229,6 +229,20 @@ _BLOCK = re.compile(r"<(tool_call|tool_response)>\s*(.*?)\s*</\1>", re.DOTALL)
 _THINK = re.compile(r"<think>\s*(.*?)\s*</think>\s*", re.DOTALL)
 
 
+#: The line types of a Claude Code transcript (``~/.claude/projects/<p>/<s>.jsonl``).
+_CLAUDE_TYPES = frozenset(
+    {"user", "assistant", "summary", "system", "file-history-snapshot", "progress"}
+)
+
+
+def claude_code_line(entry: Any) -> bool:
+    """Whether ``entry`` (one decoded JSON line) is a line of a Claude Code transcript:
+    one of its line types with its session id, message or summary link."""
+    if not isinstance(entry, dict) or entry.get("type") not in _CLAUDE_TYPES:
+        return False
+    return any(key in entry for key in ("sessionId", "message", "leafUuid"))
+
+
 def read_trajectories(path: Path, report: ImportReport) -> Iterator[tuple[str, Draft]]:
     """``(session id, draft)`` per line of a trajectory file (``<file stem>-<line>``)."""
     try:
@@ -246,6 +260,13 @@ def read_trajectories(path: Path, report: ImportReport) -> Iterator[tuple[str, D
                 report.skip(where, str(exc))
                 continue
             turns = entry.get("conversations") if isinstance(entry, dict) else None
+            if not isinstance(turns, list) and claude_code_line(entry):
+                # The other format: said once, with the option that reads it, rather
+                # than "no 'conversations' list" for every line of the file.
+                raise RecordingError(
+                    f"{where}: this is a Claude Code transcript line, not a Hermes "
+                    "trajectory; import it with --from claude-code"
+                )
             if not isinstance(turns, list):
                 report.skip(where, "no 'conversations' list")
                 continue

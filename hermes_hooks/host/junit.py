@@ -23,6 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hermes_hooks.config import resolve_home
+
 if TYPE_CHECKING:
     from hermes_hooks.host.job import ReplayResult
 
@@ -85,8 +87,10 @@ def junit_tree(
         },
     )
     properties = ET.SubElement(suite, "properties")
-    label = Path(home).name if home else os.environ.get("HERMES_HOME", "~/.hermes")
-    for name, value in (("home", label), ("fail-on", ",".join(fail_on) or "none")):
+    # The home as an absolute path: a CI report read later, elsewhere, must say which
+    # folder was replayed (its name alone is "home" or ".hermes" more often than not).
+    where = str(resolve_home(home).resolve())
+    for name, value in (("home", where), ("fail-on", ",".join(fail_on) or "none")):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     for result in results:
         case = ET.SubElement(

@@ -58,7 +58,7 @@ from hermes_hooks.host.recording import (
     slash_command,
 )
 from hermes_hooks.host.state import SessionState, TurnState
-from hermes_hooks.host.timeline import Entry, Step, Timeline
+from hermes_hooks.host.timeline import Entry, Step, Timeline, matcher_check
 from hermes_hooks.host.tool_calls import ToolCalls
 from hermes_hooks.host.tools import RecordedToolRunner, ToolRunner
 from hermes_hooks.host.transcript import SessionTranscript
@@ -164,6 +164,7 @@ class ReferenceHost(ModelCalls, ToolCalls):
             surface=self.surface,
             on_entry=self._on_entry,
             keep_entries=self._keep_entries,
+            started=matcher_check(self.hooks.manager),
         )
         self.timeline = timeline
         self.recording = recording

@@ -9,6 +9,11 @@ built, so they stay under their turn.  Captured webhook deliveries are filed the
 way.  Entries are numbered with a counter; a finished entry can be handed to a sink
 at once and forgotten, so a long replay prints as it goes in constant memory.
 Rendering (text and JSON) lives here too, so the CLI only presents.
+
+A shell hook whose matcher does not accept a call's tool is never started (a Claude Code
+``Bash`` hook on a ``write_file`` call), though the dispatcher still records the callback
+with nothing to say: such a record is left out of the timeline and out of the counts
+(:func:`matcher_check`), so the report shows the hooks that ran.
 """
 
 from __future__ import annotations
@@ -17,9 +22,16 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.types import DecisionRecord
+
+if TYPE_CHECKING:
+    from hermes_hooks._manager import HookManager
+
+#: ``started(hook, callback name, tool name)``: False when the callback's matcher
+#: does not accept the tool, so it was never started.
+Started = Callable[[str, str, str], bool]
 
 __all__ = [
     "CallbackRun",
@@ -31,6 +43,7 @@ __all__ = [
     "background_lines",
     "entry_lines",
     "heading_lines",
+    "matcher_check",
     "render_text",
 ]
 
@@ -167,6 +180,7 @@ class Timeline:
         surface: str,
         on_entry: Callable[[Entry], None] | None = None,
         keep_entries: bool = True,
+        started: Started | None = None,
     ) -> None:
         self.source = source
         self.session_id = session_id
@@ -183,6 +197,7 @@ class Timeline:
         self._numbered = 0
         self._on_entry = on_entry
         self._keep = keep_entries
+        self._started = started
 
     # -- building ----------------------------------------------------------------------
 
@@ -254,10 +269,23 @@ class Timeline:
         self._count(run)
 
     def listen(self, record: DecisionRecord) -> None:
-        """The decision-record subscriber: file the record and count it."""
+        """The decision-record subscriber: file the record and count it (unless its
+        hook was never started: its matcher does not accept the call's tool)."""
         run = CallbackRun.from_record(record)
         with self._lock:
-            self._file(run)
+            if not self._never_started(run):
+                self._file(run)
+
+    def _never_started(self, run: CallbackRun) -> bool:
+        """Whether ``run`` is a shell hook that said nothing because its matcher does
+        not accept the tool of the open step (the lock is held)."""
+        step = self._open
+        if self._started is None or run.source != "shell" or run.verdict != "none":
+            return False
+        if step is None or step.hook != run.hook or self._thread != threading.get_ident():
+            return False
+        tool = tool_of(step)
+        return tool is not None and not self._started(run.hook, run.callback, tool)
 
     def listen_gateway(self, record: Any) -> None:
         """The gateway emitter's call-record subscriber: a handler run, filed and
@@ -314,6 +342,37 @@ class Timeline:
             "background": [asdict(r) for r in self.background],
             "summary": asdict(self.summary),
         }
+
+
+def tool_of(step: Step) -> str | None:
+    """The tool of a step of a tool call (its group is ``tool <name> <id> <args>``)."""
+    if step.group is None or not step.group.startswith("tool "):
+        return None
+    parts = step.group.split(" ", 2)
+    return parts[1] if len(parts) > 1 else None
+
+
+def matcher_check(manager: HookManager) -> Started:
+    """``started`` for a :class:`Timeline` of hooks on ``manager``: asks the dialect of
+    a shell hook's entry whether its matcher accepts the tool (the same question the
+    hook asks before it spawns anything); any other callback counts as started."""
+
+    def started(hook: str, name: str, tool: str) -> bool:
+        for callback in manager.callbacks(hook):
+            if callback.name != name:
+                continue
+            function = callback.function
+            entry = getattr(function, "entry", None)
+            dialect = getattr(function, "dialect", None)
+            if entry is None or dialect is None or not hasattr(dialect, "matches"):
+                return True
+            try:
+                return bool(dialect.matches(entry, tool))
+            except Exception:  # in doubt it ran: a record is never hidden by mistake
+                return True
+        return True
+
+    return started
 
 
 # -- text rendering ------------------------------------------------------------------------
@@ -407,11 +466,15 @@ def summary_lines(summary: Summary) -> list[str]:
     fate = f"delivered {delivered}{failed}"
     if summary.webhooks_captured:
         fate = f"captured {summary.webhooks_captured}, not sent; --live-webhooks sends them"
+    # Several gates may block the same call: the calls blocked, then the answers that
+    # said block, by hook system (two shell gates on one call: 1, and shell 2).
     by = ", ".join(f"{k} {v}" for k, v in sorted(summary.blocks_by_source.items()))
+    if by:
+        by = f"block answers: {by}"
     return [
         "Summary",
         f"  turns {summary.turns}, commands {summary.commands}, tool calls {summary.tool_calls}",
-        f"  calls blocked          {summary.calls_blocked}" + (f"  (blocks by {by})" if by else ""),
+        f"  calls blocked          {summary.calls_blocked}" + (f"  ({by})" if by else ""),
         f"  approvals requested    {summary.approvals_requested}"
         f"  (denied {summary.approvals_denied})",
         f"  args modified          {summary.args_modified}",

@@ -101,11 +101,22 @@ def _metadata_files(root: object) -> Iterator[str] | None:
     )
 
 
+#: Entry points discovery skips (the Hermes Agent bridge, which hermes-hooks itself
+#: declares): a section holding only these declares nothing to load.
+_SKIPPED_VALUES = ("hermes_hooks.integrations.hermes_agent",)
+
+
 def _declares(text: str, groups: frozenset[str]) -> bool:
     """Whether ``text`` (an ``entry_points.txt``) has a ``[group]`` section for one of
-    ``groups``, read as ``importlib_metadata`` reads section names."""
+    ``groups`` with an entry discovery would load, read as ``importlib_metadata``
+    reads section names."""
+    inside = False
     for line in text.splitlines():
         value = line.strip()
-        if value.startswith("[") and value.endswith("]") and value.strip("[]") in groups:
-            return True
+        if value.startswith("[") and value.endswith("]"):
+            inside = value.strip("[]") in groups
+        elif inside and value and not value.startswith(("#", ";")):
+            target = value.partition("=")[2].strip().partition(":")[0].strip()
+            if target not in _SKIPPED_VALUES:
+                return True
     return False

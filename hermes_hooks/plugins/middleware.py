@@ -227,6 +227,11 @@ class MiddlewareRunner:
         """Whether any callback of ``kind`` is registered."""
         return any(entry.kind == kind for entry in self._entries())
 
+    def callbacks(self, kind: str) -> list[Callable[..., Any]]:
+        """The callbacks of ``kind`` in registration order, each reporting its runs, for
+        a host that runs the chain itself (the Hermes Agent bridge)."""
+        return self._callbacks(kind)
+
     def _callbacks(self, kind: str) -> list[Callable[..., Any]]:
         entries = [entry for entry in self._entries() if entry.kind == kind]
         if self._report is None:

@@ -48,7 +48,7 @@ from hermes_hooks.sources import Source, Unloaded
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
     from hermes_hooks.plugins.context import PluginContext, PluginManifest
-    from hermes_hooks.report import Finding, Level, Section
+    from hermes_hooks.report import EntryErrors, Finding, Level, Section
 
 __all__ = [
     "ENTRY_POINT_GROUPS",
@@ -65,6 +65,11 @@ HOOKIMPL_GROUP = "hermes_hooks"
 REGISTER_GROUP = "hermes_agent.plugins"
 ENTRY_POINT_GROUPS = (HOOKIMPL_GROUP, REGISTER_GROUP)
 _MODULE_PREFIX = "hermes_plugins"
+#: The Hermes Agent bridge's entry point (declared by this distribution): discovery
+#: never loads it, and its name in ``plugins.enabled`` (which the agent needs) counts
+#: as found.
+BRIDGE_MODULE = "hermes_hooks.integrations.hermes_agent"
+BRIDGE_NAME = "hermes-hooks"
 
 
 class PythonSource:
@@ -77,8 +82,10 @@ class PythonSource:
         self.plugins: list[PluginRecord] = []
         self._modules: list[str] = []
         #: What is wrong with discovery as a whole rather than with one plugin, as
-        #: (level, message): a key found twice, and ``plugins.enabled`` /
-        #: ``plugins.disabled`` names that match no plugin (:meth:`_unmatched_names`).
+        #: (level, message): a plugin folder without ``plugin.yaml``, and
+        #: ``plugins.enabled`` / ``plugins.disabled`` names that match no plugin
+        #: (:meth:`_unmatched_names`).  A key found twice is a problem of the plugin
+        #: that runs under it.
         self.findings: list[tuple[Level, str]] = []
         #: The ``ctx`` handed to the plugin whose ``register()`` runs now, closed when
         #: it returns or raises.
@@ -104,13 +111,13 @@ class PythonSource:
     def close(self, timeout: float) -> None:
         """Python plugins keep no background work of ours."""
 
-    def section(self) -> Section:
+    def section(self, errors: EntryErrors | None = None) -> Section:
         """Each plugin's key, origin, state, hooks and load errors, for ``list``."""
         from hermes_hooks.plugins.report import python_section
 
-        return python_section(self.records())
+        return python_section(self.records(), errors)
 
-    def check(self) -> list[Finding]:
+    def check(self, *, fire: bool = True) -> list[Finding]:
         """Load failures, refused callbacks, gate answers that are ignored, and loose
         permissions, for ``doctor``."""
         from hermes_hooks.plugins.report import check_python_plugins
@@ -133,7 +140,11 @@ class PythonSource:
         known = {r.key for r in self.plugins}
         roots = [(self._context.home / "plugins", "directory")]
         if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
-            roots.append((Path.cwd() / ".hermes" / "plugins", "project"))
+            project = Path.cwd() / ".hermes" / "plugins"
+            # Run from the home's parent, the project folder is the home's own plugins
+            # folder: read once, or every plugin in it would be "found twice".
+            if project.resolve() != roots[0][0].resolve():
+                roots.append((project, "project"))
         candidates = []
         findings: list[tuple[Level, str]] = []
         for root, source in roots:
@@ -149,17 +160,18 @@ class PythonSource:
             if record.key in seen:
                 # An error: the second never runs, and it may be the guard the user
                 # installed (a pip package under the name of an old directory plugin).
+                # Recorded on the plugin that runs, so that `list` marks it as
+                # `doctor` does (both read the record); logged once, here.
                 first = seen[record.key]
-                findings.append(
-                    (
-                        "error",
-                        f"Plugin '{record.key}' found twice ({first.source} at "
-                        f"{first.path or first.distribution}, and {record.source} at "
-                        f"{record.path or record.distribution}); the second is skipped and "
-                        "never runs. Fix: remove one, or rename one (its plugin.yaml name "
-                        "or its entry point)",
-                    )
+                twice = (
+                    f"Plugin '{record.key}' found twice ({first.source} at "
+                    f"{first.path or first.distribution}, and {record.source} at "
+                    f"{record.path or record.distribution}); the second is skipped and "
+                    "never runs. Fix: remove one, or rename one (its plugin.yaml name "
+                    "or its entry point)"
                 )
+                first.problems.append(twice)
+                log.error("%s", twice)
                 continue
             seen[record.key] = record
             self.plugins.append(record)
@@ -188,7 +200,7 @@ class PythonSource:
         """
         settings = self._context.settings
         config = self._context.home / "config.yaml"
-        found = sorted({n for r in self.plugins for n in (r.key, r.name) if n})
+        found = sorted({n for r in self.plugins for n in (r.key, r.name) if n} | {BRIDGE_NAME})
         lists: list[tuple[str, list[str], Level]] = [("disabled", settings.disabled, "warn")]
         if settings.enabled is not None and scanned_entry_points:
             lists.insert(0, ("enabled", settings.enabled, "error"))
@@ -322,6 +334,10 @@ class PythonSource:
         found = importlib_metadata.entry_points()  # one scan of the installed distributions
         for group in ENTRY_POINT_GROUPS:
             for ep in found.select(group=group):
+                if ep.value.partition(":")[0] == BRIDGE_MODULE:
+                    # The Hermes Agent bridge: it loads this very home, so loading it
+                    # here would load the home again, without end.
+                    continue
                 dist = getattr(ep, "dist", None)
                 record = PluginRecord(
                     key=ep.name,

@@ -36,6 +36,7 @@ from typing import Any
 from hermes_hooks._contract import ShellUse
 from hermes_hooks._log import get_logger
 from hermes_hooks._manager import resembles_gate, suggest_hook
+from hermes_hooks.config import position_of
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.shell.dialect import (
     DEFAULT_DIALECT,
@@ -70,6 +71,7 @@ __all__ = [
     "script_for_command",
     "script_index",
     "split_command",
+    "unknown_event",
 ]
 
 log = get_logger("hermes_hooks.shell")
@@ -97,6 +99,28 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "fish"})
 #: The events where a shell hook can block, so ``fail_closed`` means something.
 BLOCKING_EVENTS = tuple(name for name, c in CATALOGUE.items() if c.fail_closed)
 _FALSY = frozenset({"0", "false", "no", "off"})
+
+
+def unknown_event(name: str) -> str:
+    """The message for the unknown event key ``name`` under ``hooks:``: a did-you-mean
+    when a hook's name is close; when ``name`` is a key of an entry (a list item's line
+    dedented to the events' level), where it belongs; else where the names are listed.
+    Never the whole list of names: one screenful per typo helps no one."""
+    tail = suggest_hook(name)
+    if tail.startswith("did you mean"):
+        return f"unknown hook event '{name}' in hooks: config — {tail}"
+    from hermes_hooks.config_schema import shell_entry_keys  # deferred: only a bad key needs it
+
+    if name in shell_entry_keys():
+        return (
+            f"unknown hook event '{name}' in hooks: config — '{name}' is a key of an entry, "
+            "written at the level of the events (a dedented line?); skipped. Fix: indent it "
+            "under its list item ('- command: ...')"
+        )
+    return (
+        f"unknown hook event '{name}' in hooks: config — no hook has a similar name; "
+        f"skipped. `hermes-hooks hooks` lists the {len(CATALOGUE)} events"
+    )
 
 
 def _meant_a_gate(key: str) -> bool:
@@ -212,6 +236,13 @@ class ConfigProblem:
     #: The problem drops or weakens a gate (an entry of a hook that can block), so the
     #: agent runs less guarded than the file says: an ERROR, and ``doctor`` fails.
     weakens_gate: bool = False
+    #: ``<file>:<line>:<col>`` of the key or entry, when the config was read from a file.
+    position: str | None = None
+
+    @property
+    def located(self) -> str:
+        """:attr:`where`, after its ``<file>:<line>:<col>`` when known."""
+        return self.where if self.position is None else f"{self.position}: {self.where}"
 
     @property
     def where(self) -> str:
@@ -251,6 +282,7 @@ class _Reader:
         host: Any = None,
     ) -> None:
         self.source = source
+        self.config = config  # where each key is written, when read from a file
         self.base = base
         self.level = logging.DEBUG if quiet else logging.WARNING
         self.result = ParsedHooks()
@@ -275,27 +307,41 @@ class _Reader:
         *,
         drops: bool = False,
         shared: bool = False,
+        key: str | None = None,
     ) -> None:
         """Record and log one problem; ``drops``: the entry (or the event's entries, or
         their fail-closed guarantee, or part of what their matcher covers) is lost, which
         on a hook that can block leaves a gate off, so it is an ERROR there rather than a
         WARNING.  ``shared``: the problem is in a table every entry of a dialect reads
-        (gates included), so what it loses is always an ERROR."""
+        (gates included), so what it loses is always an ERROR.  ``key``: the entry's key
+        the problem is about, whose line is named (else the entry's, or the event's)."""
         # Whether it can block is a fact of our event; the message names the key as written.
         gate = drops and (shared or event in BLOCKING_EVENTS)
         if self.alias is not None and event == self.alias[0]:
             event = self.alias[1]
-        problem = ConfigProblem(event, index, message, weakens_gate=gate)
+        path: tuple[Any, ...] = ("hooks", event) if event else ("hooks",)
+        if event.startswith("hooks_"):  # a top-level table a dialect reads
+            path = (event,)
+        elif index is not None:
+            path = (*path, index) if key is None else (*path, index, key)
+        position = position_of(self.config, path)
+        problem = ConfigProblem(event, index, message, weakens_gate=gate, position=position)
         self.result.problems.append(problem)
         level = logging.ERROR if gate and self.level == logging.WARNING else self.level
-        log.log(level, "%s: %s: %s", self.source, problem.where, message)
+        log.log(level, "%s: %s: %s", position or self.source, problem.where, message)
 
     def warn_exact(self, event: str, message: str, *, gate: bool = False) -> None:
-        # The unknown-event texts are byte-exact, so nothing is prefixed to them; ``gate``: what is
-        # skipped was most likely meant as a gate, so it is an ERROR (see warn()).
-        self.result.problems.append(ConfigProblem(event, None, message, weakens_gate=gate))
+        # The unknown-event texts are byte-exact, so only the place is prefixed to them;
+        # ``gate``: what is skipped was most likely meant as a gate, so it is an ERROR
+        # (see warn()).
+        position = position_of(self.config, ("hooks", event))
+        problem = ConfigProblem(event, None, message, weakens_gate=gate, position=position)
+        self.result.problems.append(problem)
         level = logging.ERROR if gate and self.level == logging.WARNING else self.level
-        log.log(level, "%s", message)
+        if position is None:
+            log.log(level, "%s", message)
+        else:
+            log.log(level, "%s: %s: %s", position, problem.where, message)
 
     # -- the block ---------------------------------------------------------------------
 
@@ -335,13 +381,7 @@ class _Reader:
             self.alias = (event, declared) if declared else None
             contract = CATALOGUE.get(event)
             if contract is None:
-                tail = suggest_hook(event)  # "did you mean 'x'?" or "(valid: ...)"
-                joiner = " — " if tail.startswith("did you mean") else " "
-                self.warn_exact(
-                    event,
-                    f"unknown hook event '{event}' in hooks: config{joiner}{tail}",
-                    gate=_meant_a_gate(event),
-                )
+                self.warn_exact(event, unknown_event(event), gate=_meant_a_gate(event))
                 continue
             if contract.shell is ShellUse.REFUSED:
                 reason = contract.shell_refusal or "shell hooks are not supported on it"
@@ -420,15 +460,29 @@ class _Reader:
             argv = [stand_in[0]] if stand_in is not None else split_command(command)
         except ValueError as exc:
             self.warn(
-                event, index, f"command {command!r} cannot be split ({exc}); skipped", drops=True
+                event,
+                index,
+                f"command {command!r} cannot be split ({exc}); skipped",
+                drops=True,
+                key="command",
             )
             return None
         if not argv or not argv[0]:
-            self.warn(event, index, f"command {command!r} names no program; skipped", drops=True)
+            self.warn(
+                event,
+                index,
+                f"command {command!r} names no program; skipped",
+                drops=True,
+                key="command",
+            )
             return None
         if "\0" in command:  # execve cannot pass it: every firing would fail to start
             self.warn(
-                event, index, f"command {command!r} contains a NUL character; skipped", drops=True
+                event,
+                index,
+                f"command {command!r} contains a NUL character; skipped",
+                drops=True,
+                key="command",
             )
             return None
         try:
@@ -436,7 +490,9 @@ class _Reader:
                 event,
                 raw,
                 declared,
-                lambda message, narrows=False: self.warn(event, index, message, drops=narrows),
+                lambda message, narrows=False: self.warn(
+                    event, index, message, drops=narrows, key="matcher"
+                ),
                 self.block,
             )
         except EntryRefused as exc:
@@ -476,6 +532,7 @@ class _Reader:
                 f"dialect {value!r} is not known (valid: {', '.join(DIALECTS)}); skipped. "
                 "Fix: 'dialect: claude-code'.",
                 drops=True,
+                key="dialect",
             )
             return None
         chosen = dialect_named(name)
@@ -487,6 +544,7 @@ class _Reader:
                 f"dialect {name} is not available on {event}: {chosen.title} has no "
                 f"equivalent event (it is on {', '.join(sorted(ours))}); skipped",
                 drops=True,
+                key="dialect",
             )
             return None
         return name
@@ -516,6 +574,7 @@ class _Reader:
                 index,
                 f"timeout {value!r} is not a whole number of seconds; using "
                 f"{DEFAULT_TIMEOUT}. Fix: e.g. 'timeout: 10'.",
+                key="timeout",
             )
             return DEFAULT_TIMEOUT
         if seconds < 1:
@@ -523,6 +582,7 @@ class _Reader:
                 event,
                 index,
                 f"timeout {value!r} is below 1 second; using {DEFAULT_TIMEOUT}",
+                key="timeout",
             )
             return DEFAULT_TIMEOUT
         if seconds > MAX_TIMEOUT:
@@ -530,6 +590,7 @@ class _Reader:
                 event,
                 index,
                 f"timeout {value!r} is above the maximum; capped at {MAX_TIMEOUT}",
+                key="timeout",
             )
             return MAX_TIMEOUT
         return seconds
@@ -545,6 +606,7 @@ class _Reader:
                 index,
                 f"persistent must be true or false, got {value!r}; the hook is started "
                 "for each firing. Fix: 'persistent: true'.",
+                key="persistent",
             )
             return False
         return True
@@ -564,6 +626,7 @@ class _Reader:
                 index,
                 f"{key} is the string {value!r}; read as {str(flag).lower()}. Fix: write a "
                 f"YAML boolean ({key}: {str(flag).lower()}).",
+                key=key,
             )
         else:
             self.warn(
@@ -571,6 +634,7 @@ class _Reader:
                 index,
                 f"{key} must be true or false, got {value!r}; the hook fails open",
                 drops=True,
+                key=key,
             )
             return False
         if flag and event not in BLOCKING_EVENTS:
@@ -580,6 +644,7 @@ class _Reader:
                 f"{key}: true is ignored — only {' / '.join(BLOCKING_EVENTS)} hooks can "
                 f"block, so this "
                 f"hook fails open on {event} like any other",
+                key=key,
             )
             return False
         return flag

@@ -38,10 +38,10 @@ hook.
 
 Writes are atomic (a temporary file renamed over the old one, mode 0600) and serialised
 across processes by ``flock`` on a sibling ``.lock`` file, so concurrent approvals never
-lose each other.  Reading never raises: a missing file approves nothing, a BOM is
-skipped, a corrupt file approves nothing (and is kept aside, not overwritten, at the
-next write).  Running processes re-check the file before every firing with one ``stat``
-(:class:`AllowlistWatch`).
+lose each other; the file exists only while a write holds it.  Reading never raises: a
+missing file approves nothing, a BOM is skipped, a corrupt file approves nothing (and is
+kept aside, not overwritten, at the next write).  Running processes re-check the file
+before every firing with one ``stat`` (:class:`AllowlistWatch`).
 """
 
 from __future__ import annotations
@@ -411,14 +411,37 @@ class Allowlist:
 
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:
+        """Hold the sibling ``.lock`` file exclusively, and remove it before letting go.
+
+        An empty lock file left in the home after every ``approve`` looks like debris a
+        user deletes by hand, so the holder unlinks it while still holding it.  Whoever
+        was waiting on that file then holds a lock on a name that is gone: after each
+        ``flock`` the path is checked to still be the descriptor's file, else the lock is
+        taken again on the file now at that path.
+        """
         if fcntl is None:  # pragma: no cover - Windows
             yield
             return
-        descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        while True:
+            descriptor = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+                held = os.fstat(descriptor)
+                try:
+                    now = os.stat(self.lock_path)
+                except FileNotFoundError:
+                    now = None
+            except BaseException:
+                os.close(descriptor)
+                raise
+            if now is not None and (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+                break
+            os.close(descriptor)  # its holder removed it meanwhile: take the current one
         try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
             yield
         finally:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.lock_path)  # still held: no one can take it in between
             os.close(descriptor)  # closing releases the lock
 
     def _set_aside(self, problem: str) -> None:

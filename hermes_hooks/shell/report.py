@@ -10,13 +10,15 @@ with the ``test`` and ``approve`` commands.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 from hermes_hooks._perms import loose_paths
-from hermes_hooks.report import Finding, Section
+from hermes_hooks.report import EntryErrors, Finding, Section
 from hermes_hooks.shell.config import BLOCKING_EVENTS, ConfigProblem, script_for_argv
 from hermes_hooks.shell.consent import (
     Allowlist,
@@ -191,7 +193,18 @@ _MARK = {
 }
 
 
-def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, Any], list[str]]:
+def entry_of(where: str) -> str:
+    """The ``list`` entry of the shell hook at ``hooks.<event>[<index>]``, as its
+    findings name it."""
+    return f"shell {where}"
+
+
+def _record_view(
+    record: ShellRecord,
+    allowlist: Allowlist,
+    errors: Sequence[str] = (),
+    problems: Sequence[ConfigProblem] = (),
+) -> tuple[dict[str, Any], list[str]]:
     entry = record.entry
     view = record.as_dict()
     approval = allowlist.find(entry.event, entry.command)
@@ -210,7 +223,16 @@ def _record_view(record: ShellRecord, allowlist: Allowlist) -> tuple[dict[str, A
         details.append(f"        approve it with: {approve_hint(entry.event, entry.command)}")
     if record.note:
         details.append(f"        note: {record.note}")
-    mark = _MARK.get(state, "✗")
+    # The problems of reading this entry, at their place in config.yaml.
+    details.extend(
+        f"        {'✗' if p.weakens_gate else '⚠'} {p.position or p.where}: {p.message}"
+        for p in problems
+    )
+    # What doctor fails the entry on (a misspelt fail_closed, a program that cannot
+    # start) is shown on it, unless a line above already says it.
+    said = [line.strip().split(": ", 1)[-1] for line in details]
+    details.extend(f"        ✗ {e}" for e in errors if not any(e in t or t in e for t in said if t))
+    mark = "✗" if errors else _MARK.get(state, "✗")
     view["state"] = state
     view["approval"] = approval.as_json() if approval else None
     return view, [f"    {mark} {entry.command}  {describe_entry(entry)}  ({state})", *details]
@@ -221,8 +243,9 @@ def unloaded_section() -> Section:
     return Section(None, ["Shell hooks: not loaded (HERMES_SAFE_MODE, or not this surface)"])
 
 
-def section(source: LoadedShell) -> Section:
-    """The ``list`` section: each shell hook with its settings and consent state."""
+def section(source: LoadedShell, errors: EntryErrors | None = None) -> Section:
+    """The ``list`` section: each shell hook with its settings and consent state; an
+    entry with an error finding in ``errors`` is marked ✗ with it."""
     records = source.records()
     allowlist_view, problem = source.allowlist.read()
     lines = [f"Shell hooks ({len(records)}):"]
@@ -230,19 +253,27 @@ def section(source: LoadedShell) -> Section:
         lines.append("  (none configured in the hooks: block of config.yaml)")
     views: list[dict[str, Any]] = []
     current_event = None
+    problems = source.problems()
+    # A problem of an entry that is listed is shown under it, once; the rest (an
+    # unknown event, a skipped entry) in a block of their own.
+    shown = {record.entry.where for record in records}
+    by_entry: dict[str, list[ConfigProblem]] = {}
+    for p in problems:
+        if p.index is not None and p.where in shown:
+            by_entry.setdefault(p.where, []).append(p)
     for record in records:
         if record.entry.event != current_event:
             current_event = record.entry.event
             lines.append(f"  [{current_event}]")
-        view, record_lines = _record_view(record, source.allowlist)
+        where = record.entry.where
+        mine = (errors or {}).get(entry_of(where), ())
+        view, record_lines = _record_view(record, source.allowlist, mine, by_entry.pop(where, []))
         views.append(view)
         lines.extend(record_lines)
-    problems = source.problems()
-    if problems:
-        lines.append(f"  Config problems ({len(problems)}):")
-        lines.extend(
-            f"    {'✗' if p.weakens_gate else '⚠'} {p.where}: {p.message}" for p in problems
-        )
+    rest = [p for p in problems if not (p.index is not None and p.where in shown)]
+    if rest:
+        lines.append(f"  Config problems ({len(rest)}):")
+        lines.extend(f"    {'✗' if p.weakens_gate else '⚠'} {p.located}: {p.message}" for p in rest)
     status = problem or f"{len(allowlist_view)} approval(s)"
     lines.append(f"  Allowlist: {source.allowlist.path} ({status})")
     if source.bypass:
@@ -252,9 +283,12 @@ def section(source: LoadedShell) -> Section:
         "allowlist_problem": problem,
         "bypass": source.bypass,
         "hooks": views,
-        "problems": [{"event": p.event, "index": p.index, "message": p.message} for p in problems],
+        "problems": [
+            {"event": p.event, "index": p.index, "message": p.message, "position": p.position}
+            for p in problems
+        ],
     }
-    return Section(data, lines)
+    return Section(data, lines, [entry_of(r.entry.where) for r in records])
 
 
 # -- doctor ----------------------------------------------------------------------------
@@ -293,60 +327,80 @@ def _smoke(record: ShellRecord, subject: str) -> Finding:
     return Finding(level, subject, f"smoke test: {what} ({status}, {took}); parsed: {parsed}")
 
 
-def check(source: LoadedShell) -> list[Finding]:
-    """Doctor findings for every configured shell hook."""
-    findings = [
-        Finding("error" if p.weakens_gate else "warn", f"shell {p.where}", p.message)
-        for p in source.problems()
-    ]
+def check(source: LoadedShell, *, fire: bool = True) -> list[Finding]:
+    """Doctor findings for every configured shell hook; ``fire=False`` (``list``)
+    leaves out the smoke test, the one check that runs a hook."""
+    findings = [_problem_finding(p) for p in source.problems()]
     _, problem = source.allowlist.read()
     if problem is not None:
         findings.append(Finding("error", f"allowlist {source.allowlist.path}", problem))
     for record in source.records():
-        entry = record.entry
-        subject = f"shell {entry.where} {entry.command}"
-        if record.state == "duplicate":
-            findings.append(Finding("warn", subject, f"ignored: {record.note}"))
-            continue
-        if record.state == "failed" and record.hook is None:
-            findings.append(Finding("error", subject, f"not loaded: {record.note}"))
-            continue
-        broken = program_problem(entry)
-        if broken:
-            findings.append(Finding("error", subject, broken))
-        elif entry.runs_program:
-            findings.append(Finding("ok", subject, "program found and executable"))
-        script = None if not entry.runs_program else script_for_argv(entry.argv)
-        if script is not None and script.exists():  # the script, and where it lives
-            code = [script, script.parent]
-            findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
-        approval = source.allowlist.find(entry.event, entry.command)
-        if approval is None:
-            # On a hook that can block, a gate that does not run is a gate that is off
-            # (or, when fail_closed, one that blocks every call it matches): an error.
-            gate = entry.event in BLOCKING_EVENTS
-            effect = ""
-            if entry.fail_closed:
-                effect = ", so as a fail_closed gate it blocks every call it matches"
-            elif gate:
-                effect = ", so this gate is off"
-            findings.append(
-                Finding(
-                    "error" if gate else "warn",
-                    subject,
-                    f"not allowlisted — it will NOT run{effect}; review the script, then: "
-                    + approve_hint(entry.event, entry.command),
-                )
-            )
-            findings.append(Finding("info", subject, "smoke test skipped — not allowlisted yet"))
-            continue
+        findings.extend(_record_findings(source, record, fire))
+    return findings
+
+
+def _problem_finding(problem: ConfigProblem) -> Finding:
+    """A problem of the ``hooks:`` block, at its ``config.yaml:line`` when known; one of
+    a single entry names the entry."""
+    level: DriftLevel = "error" if problem.weakens_gate else "warn"
+    entry = entry_of(problem.where) if problem.index is not None else None
+    if problem.position is None:
+        return Finding(level, f"shell {problem.where}", problem.message, entry)
+    return Finding(level, problem.position, f"{problem.where}: {problem.message}", entry)
+
+
+def _record_findings(source: LoadedShell, record: ShellRecord, fire: bool) -> list[Finding]:
+    """One entry's findings, each naming the entry as its ``list`` entry."""
+    entry = record.entry
+    findings = _entry_findings(source, record, f"shell {entry.where} {entry.command}", fire)
+    return [dataclasses.replace(f, entry=entry_of(entry.where)) for f in findings]
+
+
+def _entry_findings(
+    source: LoadedShell, record: ShellRecord, subject: str, fire: bool
+) -> list[Finding]:
+    entry = record.entry
+    findings: list[Finding] = []
+    if record.state == "duplicate":
+        findings.append(Finding("warn", subject, f"ignored: {record.note}"))
+        return findings
+    if record.state == "failed" and record.hook is None:
+        findings.append(Finding("error", subject, f"not loaded: {record.note}"))
+        return findings
+    broken = program_problem(entry)
+    if broken:
+        findings.append(Finding("error", subject, broken))
+    elif entry.runs_program:
+        findings.append(Finding("ok", subject, "program found and executable"))
+    script = None if not entry.runs_program else script_for_argv(entry.argv)
+    if script is not None and script.exists():  # the script, and where it lives
+        code = [script, script.parent]
+        findings.extend(Finding("warn", subject, p) for p in loose_paths(code))
+    approval = source.allowlist.find(entry.event, entry.command)
+    if approval is None:
+        # On a hook that can block, a gate that does not run is a gate that is off
+        # (or, when fail_closed, one that blocks every call it matches): an error.
+        gate = entry.event in BLOCKING_EVENTS
+        effect = ""
+        if entry.fail_closed:
+            effect = ", so as a fail_closed gate it blocks every call it matches"
+        elif gate:
+            effect = ", so this gate is off"
         findings.append(
-            Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})")
+            Finding(
+                "error" if gate else "warn",
+                subject,
+                f"not allowlisted — it will NOT run{effect}; review the script, then: "
+                + approve_hint(entry.event, entry.command),
+            )
         )
-        changes, view = drift_lines(approval, entry.base, source.allowlist.identity)
-        findings.extend(Finding(level, subject, text) for level, text in changes)
-        if view["refused"]:  # never run a file nobody approved, not even for a smoke test
-            findings.append(Finding("info", subject, "smoke test skipped — refused"))
-        elif not broken:
-            findings.append(_smoke(record, subject))
+        findings.append(Finding("info", subject, "smoke test skipped — not allowlisted yet"))
+        return findings
+    findings.append(Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})"))
+    changes, view = drift_lines(approval, entry.base, source.allowlist.identity)
+    findings.extend(Finding(level, subject, text) for level, text in changes)
+    if view["refused"]:  # never run a file nobody approved, not even for a smoke test
+        findings.append(Finding("info", subject, "smoke test skipped — refused"))
+    elif not broken and fire:
+        findings.append(_smoke(record, subject))
     return findings

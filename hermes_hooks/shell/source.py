@@ -40,7 +40,7 @@ from hermes_hooks.sources import Unloaded
 
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.report import Finding, Section
+    from hermes_hooks.report import EntryErrors, Finding, Section
     from hermes_hooks.shell import consent
     from hermes_hooks.shell.config import ConfigProblem, ParsedHooks
     from hermes_hooks.shell.entry import ShellEntry
@@ -375,19 +375,19 @@ class ShellSource:
                 name,
             )
 
-    def section(self) -> Section:
+    def section(self, errors: EntryErrors | None = None) -> Section:
         """This source's part of ``hermes-hooks list``: each entry with its settings,
         consent state and drift since approval."""
         from hermes_hooks.shell import report
 
-        return report.section(self)
+        return report.section(self, errors)
 
-    def check(self) -> list[Finding]:
+    def check(self, *, fire: bool = True) -> list[Finding]:
         """This source's ``doctor`` findings: programs, permissions, approvals, drift,
-        and a smoke test of each approved hook on the synthetic payload."""
+        and (``fire``) a smoke test of each approved hook on the synthetic payload."""
         from hermes_hooks.shell import report
 
-        return report.check(self)
+        return report.check(self, fire=fire)
 
 
 def load(context: LoadContext) -> ShellSource:

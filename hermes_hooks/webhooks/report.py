@@ -8,11 +8,13 @@ of targets no longer configured, and the file's permissions.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hermes_hooks.report import Finding, Section
+from hermes_hooks.report import EntryErrors, Finding, Section
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from hermes_hooks.webhooks.urls import redact_urls
 
@@ -43,7 +45,12 @@ def signing_text(record: TargetRecord) -> str:
     return f"signed ({record.secret}{scheme})"
 
 
-def _target_lines(record: TargetRecord) -> list[str]:
+def entry_of(record: TargetRecord) -> str:
+    """The ``list`` entry of an outbound target, as its findings name it."""
+    return f"outbound hooks.outbound[{record.index}]"
+
+
+def _target_lines(record: TargetRecord, errors: Sequence[str] = ()) -> list[str]:
     if record.state == "skipped":
         return [f"  ✗ hooks.outbound[{record.index}] {record.label}: skipped — {record.reason}"]
     details = [f"timeout: {record.timeout} s", signing_text(record)]
@@ -51,23 +58,25 @@ def _target_lines(record: TargetRecord) -> list[str]:
     events = ", ".join(record.events) or "(none registered)"
     matcher = f"  matcher: {record.matcher}" if record.matcher else ""
     lines = [
-        f"  ✓ {record.label} → {record.url}",
+        f"  {'✗' if errors else '✓'} {record.label} → {record.url}",
         f"      events: {events}{matcher}",
         f"      {' · '.join(details)}",
     ]
     lines.extend(f"      problem: {problem}" for problem in record.problems)
+    lines.extend(f"      ✗ {error}" for error in errors if error not in record.problems)
     return lines
 
 
-def outbound_section(source: OutboundSource | None) -> Section:
-    """The ``list`` section of the outbound targets (``None``: not loaded, shown empty)."""
+def outbound_section(source: OutboundSource | None, errors: EntryErrors | None = None) -> Section:
+    """The ``list`` section of the outbound targets (``None``: not loaded, shown empty);
+    a target with an error finding in ``errors`` is marked ✗ with it."""
     records = source.records() if source is not None else []
     lines = [f"Outbound webhooks ({len(records)}):"]
     if not records:
         lines.append("  (none)")
     for record in records:
-        lines.extend(_target_lines(record))
-    return Section([r.as_dict() for r in records], lines)
+        lines.extend(_target_lines(record, (errors or {}).get(entry_of(record), ())))
+    return Section([r.as_dict() for r in records], lines, [entry_of(r) for r in records])
 
 
 def _target_findings(record: TargetRecord) -> list[Finding]:
@@ -169,6 +178,7 @@ def check_outbound(home: Path, source: OutboundSource) -> list[Finding]:
     """Doctor: every outbound target's scheme and secret, and the durable outbox."""
     findings: list[Finding] = []
     for record in source.records():
-        findings.extend(_target_findings(record))
+        entry = entry_of(record)
+        findings.extend(dataclasses.replace(f, entry=entry) for f in _target_findings(record))
     findings.extend(_outbox_findings(home, source))
     return findings

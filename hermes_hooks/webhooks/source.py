@@ -32,7 +32,7 @@ from hermes_hooks.webhooks.urls import redact_urls
 # ``list`` and ``doctor`` ask): a home without ``hooks.outbound`` never needs them.
 if TYPE_CHECKING:
     from hermes_hooks._context import LoadContext
-    from hermes_hooks.report import Finding, Section
+    from hermes_hooks.report import EntryErrors, Finding, Section
     from hermes_hooks.webhooks.capture import CaptureLane
     from hermes_hooks.webhooks.delivery import DurableLane, Lane
     from hermes_hooks.webhooks.outbox import Outbox
@@ -136,13 +136,13 @@ class OutboundSource:
             self.outbox.close()
             self.outbox = None
 
-    def section(self) -> Section:
+    def section(self, errors: EntryErrors | None = None) -> Section:
         """Every target with its url, events, signing and durability, for ``list``."""
         from hermes_hooks.webhooks.report import outbound_section
 
-        return outbound_section(self)
+        return outbound_section(self, errors)
 
-    def check(self) -> list[Finding]:
+    def check(self, *, fire: bool = True) -> list[Finding]:
         """Each target's scheme and secret, and the durable outbox, for ``doctor``."""
         from hermes_hooks.webhooks.report import check_outbound
 

@@ -336,10 +336,8 @@ def test_doctor_accepts_plain_text_and_shows_unhonoured_answers(
         for line in lines
     )
     code, out = run_cli(home, capsys, "test", "post_tool_call")
-    assert (
-        "      ⚠ decision: block is not honoured: Hermes cannot do that on post_tool_call; "
-        "ignored" in out.splitlines()
-    )
+    assert out.splitlines()[-1] == '      parsed: {"feedback": "lint failed"}'
+    assert "not honoured" not in out
 
 
 def test_doctor_fails_on_a_gate_matcher_or_a_tool_row_it_cannot_honour(
@@ -355,13 +353,15 @@ def test_doctor_fails_on_a_gate_matcher_or_a_tool_row_it_cannot_honour(
     assert code == 1, out
     lines = out.splitlines()
     assert (
-        "✗ shell hooks.PreToolUse[0]: matcher 'Bash(' is not a regular expression Python "
+        f"✗ {home / 'config.yaml'}:4:5: hooks.PreToolUse[0]: matcher 'Bash(' is not a "
+        "regular expression Python "
         "understands (missing ), unterminated subpattern at position 4); the hook fires only "
         "for a name equal to it. Fix: write it as Python's re module reads it (escape a "
         "literal '(' or '[' with a backslash)"
     ) in lines
     assert (
-        "✗ shell hooks_claude_tools: hooks_claude_tools.Shell: has no 'tool' (our tool name); "
+        f"✗ {home / 'config.yaml'}:5:1: hooks_claude_tools: hooks_claude_tools.Shell: has no "
+        "'tool' (our tool name); "
         "skipped. Fix: 'tool: terminal'"
     ) in lines
 

@@ -8,11 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hermes_hooks.claude.import_settings import (
-    SettingsFile,
-    _needs_shell,
-    convert_command,
-)
+from hermes_hooks.claude.import_settings import SettingsFile, convert_command
+from hermes_hooks.claude.shells import needs_shell
 from hermes_hooks.cli.config_edit import ConfigEditError, add_entries
 
 ENTRY = {"matcher": "Bash", "command": "/p/gate.sh", "dialect": "claude-code"}
@@ -121,7 +118,7 @@ def test_files_it_cannot_edit_safely_are_refused(text: str, message: str) -> Non
     ],
 )
 def test_what_needs_a_shell(command: str, shell: bool) -> None:
-    assert _needs_shell(command) is shell
+    assert needs_shell(command) is shell
 
 
 def test_project_dir_becomes_the_directory_it_names(tmp_path: Path) -> None:

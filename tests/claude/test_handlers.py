@@ -227,8 +227,8 @@ def test_prompt_handlers_without_a_host_model_are_refused_naming_the_entry(
     [
         (
             {"shell": "powershell"},
-            "'shell' is not honoured here (hooks run without a shell; import-claude puts shell "
-            "command lines in a wrapper); skipped",
+            "shell 'powershell' is not supported here: only bash runs hooks on this host; use "
+            "shell: bash or remove 'shell'; skipped",
         ),
         (
             {"args": ["--fix"]},
@@ -274,7 +274,7 @@ def test_options_that_cannot_be_honoured_refuse_the_entry(
         return
     # A PreToolUse entry refused is a gate dropped: an ERROR; on Stop a warning.
     level = "ERROR" if key == "PreToolUse" else "WARNING"
-    assert problems_of(caplog) == [(level, f"{home}/config.yaml: hooks.{key}[0]: {message}")]
+    assert problems_of(caplog) == [(level, f"{home}/config.yaml:3:5: hooks.{key}[0]: {message}")]
     assert not hooks.manager.callbacks("pre_tool_call")
     assert not hooks.manager.callbacks("pre_verify")
 
@@ -287,7 +287,7 @@ def test_an_unknown_key_is_refused_with_the_known_ones(
     [(level, warning)] = problems_of(caplog)
     assert level == "ERROR"  # the gate entry is dropped
     assert warning.startswith(
-        f"{home}/config.yaml: hooks.PreToolUse[0]: 'retry' is not a claude-code entry key "
+        f"{home}/config.yaml:3:5: hooks.PreToolUse[0]: 'retry' is not a claude-code entry key "
         "(known: async, asyncRewake, async_rewake, command, dialect, failClosed, fail_closed, "
     )
 
@@ -351,5 +351,6 @@ def test_doctor_reports_a_refused_prompt_handler(
             "subject": "shell hooks.Stop[0] agent: Done?",
             "message": "not loaded: a type: agent handler is answered by the host's model, and "
             "this host supplies none (load(..., host=HostCapabilities(hook_model=...))); refused",
+            "entry": "shell hooks.Stop[0]",
         }
     ]

@@ -241,8 +241,8 @@ def test_import_prints_the_entries_and_what_it_cannot_convert(
         f"#   ✗ {user}: hooks.Notification: no Hermes event: Hermes has no notification event",
         f"#   ✗ {proj}: hooks.PreToolUse[1].hooks[1]: mcp_tool handler: it calls an MCP tool; "
         "Hermes hooks cannot call MCP tools",
-        f"#   ✗ {proj}: hooks.PostToolUse[0].hooks[1]: shell 'powershell': hooks run without a "
-        "shell, and wrappers use bash",
+        f"#   ✗ {proj}: hooks.PostToolUse[0].hooks[1]: shell 'powershell': only bash runs hooks "
+        "on this host",
         f"#   ✗ {proj}: hooks.Stop[0].hooks[1]: field(s) 'retries' are not honoured here",
         f"#   ✗ {proj}: hooks.PermissionRequest: no Hermes event: it fires when Claude Code "
         "shows a permission dialog; Hermes' approval gate has no such hook — decide in "
@@ -411,8 +411,8 @@ def test_json_output_lists_everything(
         f"hermes-hooks approve pre_tool_call {project}/.claude/hooks/block-rm-rf.sh"
     )
     assert report["entries"][3]["notes"] == [
-        "its feedback to Claude (exit 2, decision: block, additionalContext) is not honoured: "
-        "post_tool_call only observes"
+        "its feedback (exit 2, decision: block) reaches the model below the tool's result; "
+        "its additionalContext is not honoured: post_tool_call only observes"
     ]
     assert len(report["skipped"]) == 4
     assert report["wrappers"] == []
@@ -487,13 +487,14 @@ def test_disable_all_hooks_and_plugin_roots(
         "command": f"{plugin.parent}/scripts/fmt.sh",
         "dialect": "claude-code",
         "timeout": 30,
+        "shell": "bash",
         "plugin_root": str(plugin.parent),
         "plugin_data": f"{home}/agent-hooks/claude-code/plugin-data/plugin",
     }
     assert entry["notes"] == [
         "once: true ignored, as Claude Code ignores it outside skill frontmatter",
-        "its feedback to Claude (exit 2, decision: block, additionalContext) is not honoured: "
-        "post_tool_call only observes",
+        "its feedback (exit 2, decision: block) reaches the model below the tool's result; "
+        "its additionalContext is not honoured: post_tool_call only observes",
     ]
 
 

@@ -69,6 +69,13 @@ def unhonoured(what: str, key: str, event: str) -> str:
     )
 
 
+def feedback(how: str, reason: str) -> str:
+    return (
+        f"shell hook hooks.PostToolUse[0] ({{cmd}}, PostToolUse): {how} after the call ran; "
+        f"the reason goes to the model with the tool's result: {reason}"
+    )
+
+
 CASES: list[tuple[str, Any, str, int, Any, list[str]]] = [
     # (key, stdout, stderr, exit code, expected answer, expected warnings)
     (
@@ -215,7 +222,7 @@ CASES: list[tuple[str, Any, str, int, Any, list[str]]] = [
         "",
         0,
         None,
-        [unhonoured("decision: block", "PostToolUse", "post_tool_call")],
+        [feedback("decision: block", "lint failed")],
     ),
     (
         "PostToolUse",
@@ -231,7 +238,7 @@ CASES: list[tuple[str, Any, str, int, Any, list[str]]] = [
         "lint failed",
         2,
         None,
-        [unhonoured("exit code 2", "PostToolUse", "post_tool_call")],
+        [feedback("exit code 2", "lint failed")],
     ),
     (
         "SubagentStop",

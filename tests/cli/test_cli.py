@@ -165,9 +165,16 @@ def test_safe_mode_list_and_doctor_keep_every_section(
         "Outbound webhooks (0):",
         "  (none)",
         "Gateway hooks: not loaded (HERMES_SAFE_MODE set)",
+        # doctor's error, which no entry shows, is listed at the end
+        "Problems (1):",
+        "  ✗ safe mode: HERMES_SAFE_MODE is set: no plugin, shell hook, outbound webhook or "
+        "gateway hook is loaded, so no guard runs. Fix: unset HERMES_SAFE_MODE once "
+        "troubleshooting is done",
     ]
     code, out, _ = run(capsys, "--home", str(home), "list", "--json")
-    assert json.loads(out) == {
+    data = json.loads(out)
+    assert [e["subject"] for e in data.pop("errors")] == ["safe mode"]
+    assert data == {
         "home": str(home),
         "python": [],
         "shell": None,

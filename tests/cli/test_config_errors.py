@@ -62,6 +62,7 @@ def test_doctor_json_marks_the_config_error(home: Path, capsys: Any) -> None:
         "level": "error",
         "subject": f"{home}/config.yaml:5:1",
         "message": SYNTAX.partition(": ")[2],
+        "entry": None,
     }
 
 

@@ -81,6 +81,10 @@ def test_the_help_lists_every_command_with_its_summary(
             "schema",
             "print the JSON Schema of an event's shell stdin or webhook body, or a config file",
         ],
+        [
+            "completion",
+            "print a bash, zsh or fish completion script generated from this tool's options",
+        ],
     ]
 
 

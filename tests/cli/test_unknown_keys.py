@@ -145,6 +145,11 @@ def test_a_hooks_block_indented_under_another_key_is_reported_where_it_is(
         f"⚠ {config}:7:3: agent.hooks: 'hooks' under 'agent' is not read: shell hooks and "
         "outbound webhooks are read only from the top-level 'hooks:' key, so none of these "
         "ever runs. Fix: move 'hooks:' to the top level of config.yaml (no indentation)",
+        # ... but the shell reader says where the matcher group is, which it skips
+        f"✗ {config}:12:7: hooks.PreToolUse[0]: is a Claude Code settings.json matcher "
+        "group (a 'hooks' list inside the entry); each entry here is one command, so it "
+        "is skipped. Fix: write one '- matcher: ...' / 'command: ...' entry per command, "
+        "or convert the file with hermes-hooks import-claude",
     ]
 
 

@@ -204,11 +204,13 @@ def test_doctor_in_safe_mode_reads_manifests_only(
             "level": "info",
             "subject": "gateway hooks",
             "message": "HERMES_SAFE_MODE set: manifests checked, handlers not imported",
+            "entry": None,
         },
         {
             "level": "info",
             "subject": "gateway hook fine",
             "message": "manifest ok (agent:start); not imported",
+            "entry": "gateway hook fine",
         },
         {
             "level": "error",
@@ -216,6 +218,7 @@ def test_doctor_in_safe_mode_reads_manifests_only(
             "message": f"{directory / 'HOOK.yaml'} (key 'events'): Skipping stringy: 'events' "
             "must be a list of event names; fix: write events as a YAML list of event names, "
             "e.g. events: [agent:start, agent:end]",
+            "entry": "gateway hook stringy",
         },
     ]
 

@@ -26,7 +26,7 @@ EXAMPLE_HOME = REPO / "examples" / "home"
 DANGEROUS = str(REPO / "examples" / "recordings" / "dangerous-commands.jsonl")
 GATE = "agent-hooks/block-rm-rf.sh"
 CONTEXT = "agent-hooks/inject-git-status.sh"
-BLOCKED_THREE = "  calls blocked          3  (blocks by shell 3)"
+BLOCKED_THREE = "  calls blocked          3  (block answers: shell 3)"
 
 
 @pytest.fixture

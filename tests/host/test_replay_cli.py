@@ -208,7 +208,7 @@ def test_without_fail_on_a_blocking_replay_exits_zero(example_home: Path, capsys
     write_plugin(example_home / "plugins", "no-rm-rf", BLOCKER)
     code, out, _ = replay(capsys, "--home", str(example_home), DANGEROUS)
     assert code == 0
-    assert "  calls blocked          3  (blocks by python 3)" in out.splitlines()
+    assert "  calls blocked          3  (block answers: python 3)" in out.splitlines()
     assert "replay failed" not in out
 
 

@@ -94,7 +94,6 @@ def test_a_default_replay_leaves_the_home_byte_identical(
         "logs/audit.jsonl",
         "logs/command_usage.jsonl",
         "shell-hooks-allowlist.json",
-        "shell-hooks-allowlist.json.lock",
     ]
 
 
@@ -220,7 +219,8 @@ def test_a_policy_that_does_not_load_whole_fails_fail_on_error_at_start_up(
         ("start-up", "load", "shell hook hooks.pre_tool_call[0]", "home"),
     ]
     assert [f["reason"] for f in failures] == [
-        "unknown hook event 'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?",
+        f"{home / 'config.yaml'}:4:3: hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' "
+        "in hooks: config — did you mean 'pre_tool_call'?",
         "failed to load: ModuleNotFoundError: No module named 'does_not_exist' "
         f"(raised at {home / 'plugins' / 'guard' / '__init__.py'}:1)",
         "./gate.sh: not allowlisted, so this gate does not run",
@@ -419,7 +419,7 @@ def test_junit_xml_has_one_case_per_recording_and_a_failure_per_hit(
         "bloqueado: rm -rf / não é permitido"
     )
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props == {"home": "example-home", "fail-on": "block"}
+    assert props == {"home": str(example_home.resolve()), "fail-on": "block"}
 
 
 def test_global_switches_also_work_after_the_command(

@@ -382,7 +382,7 @@ def test_a_claude_code_transcript_imports_and_replays(
                 {
                     "id": "toolu_2",
                     "name": "terminal",
-                    "arguments": {"command": "rm -rf build", "description": "clean"},
+                    "arguments": {"command": "rm -rf build"},  # description: Claude's note, dropped
                 }
             ],
             "finish_reason": "tool_calls",
@@ -400,7 +400,7 @@ def test_a_claude_code_transcript_imports_and_replays(
         capsys, "--no-entry-points", "--home", str(home), "replay", "--fail-on", "block", str(out)
     )
     assert code == 1
-    assert "  calls blocked          1  (blocks by python 1)" in stdout.splitlines()
+    assert "  calls blocked          1  (block answers: python 1)" in stdout.splitlines()
 
 
 def test_a_turn_whose_calls_got_no_results_is_marked_interrupted(

@@ -70,6 +70,19 @@ def test_distributions_without_our_groups_are_not_scanned(
     assert may_declare(ENTRY_POINT_GROUPS) is False
 
 
+def test_the_hermes_agent_bridge_hermes_hooks_declares_is_not_a_reason_to_scan(
+    tmp_path: Path, search_path: list[str]
+) -> None:
+    # hermes-hooks' own metadata declares the bridge in hermes-agent's group; discovery
+    # never loads it, so a section holding only it declares nothing to scan for.
+    bridge = "[hermes_agent.plugins]\nhermes-hooks = hermes_hooks.integrations.hermes_agent\n"
+    dist(tmp_path / "site", "hermes_hooks-0.1.0.dist-info", "[pytest11]\nx = y\n\n" + bridge)
+    assert found_by_importlib_metadata(search_path) == [("hermes_agent.plugins", "hermes-hooks")]
+    assert may_declare(ENTRY_POINT_GROUPS) is False
+    dist(tmp_path / "site", "plug-1.0.dist-info", bridge + "# a comment\nplug = plug:register\n")
+    assert may_declare(ENTRY_POINT_GROUPS) is True
+
+
 @pytest.mark.parametrize(
     ("folder", "text"),
     [
@@ -142,3 +155,31 @@ def test_load_skips_importlib_metadata_when_nothing_declares_our_groups(
         assert hooks.sources["python"].records() == []
     finally:
         hooks.close()
+
+
+def test_discovery_never_loads_the_bridge_and_knows_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bridge's entry point, as hermes-hooks' own metadata declares it, next to a
+    # plugin of the same group: a home enabling both loads only the plugin, and the
+    # bridge's name (which the agent needs in plugins.enabled) is no unknown name.
+    site = tmp_path / "site"
+    (site / "plug_mod").mkdir(parents=True)
+    (site / "plug_mod" / "__init__.py").write_text(
+        "def register(ctx):\n    ctx.register_hook('post_tool_call', lambda **kw: None)\n"
+    )
+    dist(
+        site,
+        "bridgeholder-1.0.dist-info",
+        "[hermes_agent.plugins]\nhermes-hooks = hermes_hooks.integrations.hermes_agent\n"
+        "plug = plug_mod\n",
+    )
+    monkeypatch.syspath_prepend(str(site))
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text("plugins:\n  enabled: [hermes-hooks, plug]\n")
+    with hermes_hooks.load(home) as hooks:
+        python = hooks.sources["python"]
+        mine = [(r.key, r.state) for r in python.records() if r.distribution == "bridgeholder"]
+        assert mine == [("plug", "loaded")]
+        assert python.findings == []

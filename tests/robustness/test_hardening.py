@@ -234,14 +234,14 @@ def mode_of(path: Path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
-def test_the_allowlist_and_its_lock_are_0600_whatever_the_umask(
+def test_the_allowlist_is_0600_whatever_the_umask_and_its_lock_is_not_left(
     home: Path, open_umask: None
 ) -> None:
     (home / ALLOWLIST_NAME).write_text('{"approvals": []}', encoding="utf-8")
     os.chmod(home / ALLOWLIST_NAME, 0o666)  # a hand-made, world-writable file
     Allowlist(home).approve("post_tool_call", "/hooks/x.sh")
     assert mode_of(home / ALLOWLIST_NAME) == 0o600
-    assert mode_of(home / (ALLOWLIST_NAME + ".lock")) == 0o600
+    assert not (home / (ALLOWLIST_NAME + ".lock")).exists()
     Allowlist(home).revoke("/hooks/x.sh")
     assert mode_of(home / ALLOWLIST_NAME) == 0o600
 

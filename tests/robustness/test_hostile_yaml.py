@@ -70,8 +70,18 @@ def test_a_config_bomb_is_refused_by_doctor_and_list(home: Path) -> None:
     assert doctor.returncode == 1
     assert f"✗ {home / 'config.yaml'}{BOMB_REFUSED}" in doctor.stdout
     listed = cli(home, "list", "--json")
-    assert listed.returncode == 0 and json.loads(listed.stdout)["home"] == str(home)
-    assert f"{home / 'config.yaml'}{BOMB_REFUSED}" in listed.stderr
+    data = json.loads(listed.stdout)
+    assert listed.returncode == 0 and data["home"] == str(home)
+    # Printed once: in list's errors, so not again on stderr.
+    where, _, message = BOMB_REFUSED[1:].partition(": ")
+    assert [(e["subject"], e["message"]) for e in data["errors"]] == [
+        (
+            f"{home / 'config.yaml'}:{where}",
+            f"{message}; no hook or setting of this file applies until it is fixed. Fix: "
+            "write the values out, or use fewer aliases",
+        )
+    ]
+    assert BOMB_REFUSED not in listed.stderr
 
 
 def test_a_hook_yaml_bomb_skips_that_hook(home: Path) -> None:
@@ -160,6 +170,6 @@ def test_an_over_long_string_is_a_bad_value(
         "characters is too long (at most 65536); the value is ignored. Fix: write a "
         "shorter value",
         # the ignored command leaves that gate entry without one: dropped, loudly
-        f"{home / 'config.yaml'}: hooks.pre_tool_call[0]: has no non-empty 'command' string; "
-        "skipped (set command to the program to run)",
+        f"{home / 'config.yaml'}:3:7: hooks.pre_tool_call[0]: has no non-empty 'command' "
+        "string; skipped (set command to the program to run)",
     ]

@@ -317,8 +317,8 @@ def test_list_shows_settings_consent_and_problems(home: Path, cli: Run) -> None:
     ]
     assert section[7:9] == [
         "  Config problems (1):",
-        "    ✗ hooks.pre_tool_cal: unknown hook event 'pre_tool_cal' in hooks: config — "
-        "did you mean 'pre_tool_call'?",
+        f"    ✗ {home / 'config.yaml'}:9:3: hooks.pre_tool_cal: unknown hook event "
+        "'pre_tool_cal' in hooks: config — did you mean 'pre_tool_call'?",
     ]
     assert section[9] == f"  Allowlist: {home / ALLOWLIST_NAME} (1 approval(s))"
 
@@ -497,13 +497,15 @@ def test_the_shell_source_reports_its_own_section_and_findings(
         f"    ✗ {gate}  timeout=60s  (not allowlisted)",
     ]
     subject = f"shell hooks.pre_tool_call[0] {gate}"
+    entry = "shell hooks.pre_tool_call[0]"  # what list marks with the finding
     assert source.check() == [
-        Finding("ok", subject, "program found and executable"),
+        Finding("ok", subject, "program found and executable", entry),
         Finding(  # a gate that does not run is a gate that is off: an error
             "error",
             subject,
             "not allowlisted — it will NOT run, so this gate is off; review the script, "
             f"then: hermes-hooks approve pre_tool_call {gate}",
+            entry,
         ),
-        Finding("info", subject, "smoke test skipped — not allowlisted yet"),
+        Finding("info", subject, "smoke test skipped — not allowlisted yet", entry),
     ]

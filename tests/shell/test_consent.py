@@ -196,6 +196,8 @@ def test_32_concurrent_writers_lose_nothing(home: Path) -> None:
     commands = sorted(e["command"] for e in allowlist_document(home)["approvals"])
     assert commands == sorted(f"/hooks/writer-{i}-{r}.sh" for i in range(32) for r in range(3))
     assert mode_of(home / ALLOWLIST_NAME) == 0o600
+    # each writer removed the lock file while holding it; no one lost an update for it
+    assert sorted(p.name for p in home.iterdir()) == ["go", ALLOWLIST_NAME]
 
 
 # -- consent at load: bypasses, non-TTY, the prompt --------------------------------------------

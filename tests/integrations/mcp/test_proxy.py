@@ -267,7 +267,9 @@ def test_a_changed_description_is_hidden_and_refused_until_approved(
     capsys.readouterr()
     assert main(["--home", str(home), "doctor", "--json"]) == 1  # loud outside the proxy too
     findings = json.loads(capsys.readouterr().out)["findings"]
-    assert {"level": "error", "subject": "mcp__fx__echo", "message": message} in findings
+    assert {"level": "error", "subject": "mcp__fx__echo", "message": message, "entry": None} in (
+        findings
+    )
 
     assert main(["--home", str(home), "approve", "mcp__fx__echo"]) == 0
     assert capsys.readouterr().out == "Approved MCP tool definition: mcp__fx__echo\n"
@@ -331,7 +333,7 @@ def test_a_recorded_session_replays_and_the_policy_fails_it_in_ci(
     out = capsys.readouterr().out
     assert code == 1
     assert "pre_tool_call  → BLOCKED: deleting is not allowed here" in out
-    assert "calls blocked          1  (blocks by python 1)" in out
+    assert "calls blocked          1  (block answers: python 1)" in out
 
 
 def test_an_approval_request_fails_closed_and_the_filter_hides_tools(
