@@ -329,6 +329,7 @@ REDACTED_LOGGERS: tuple[str, ...] = (
     "hermes_hooks.host",
     "hermes_hooks.integrations",
     "hermes_hooks.manager",
+    "hermes_hooks.mcp",
     "hermes_hooks.outbound",
     "hermes_hooks.plugins",
     "hermes_hooks.plugins.prompt_sections",

@@ -29,6 +29,9 @@ if not os.environ.get("HERMES_SDKS"):
 #: (which sets HERMES_TOOLS=1) collects it.
 if not os.environ.get("HERMES_TOOLS"):
     collect_ignore.append("tools")
+#: tests/integrations/mcp/ needs the MCP SDK: only ``tox -e mcp`` (HERMES_MCP=1) collects it.
+if not os.environ.get("HERMES_MCP"):
+    collect_ignore.append("integrations/mcp")
 
 
 def pytest_configure(config: pytest.Config) -> None:

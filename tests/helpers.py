@@ -12,6 +12,8 @@ NEEDS_EXTRA = {
     "hermes_hooks.integrations.openai_agents": "agents",
     "hermes_hooks.integrations.langchain": "langchain",
     "hermes_hooks.integrations.claude_agent_sdk": "claude_agent_sdk",
+    "hermes_hooks.integrations.mcp.proxy": "mcp_types",
+    "hermes_hooks.integrations.mcp.stdio": "mcp_types",
 }
 
 

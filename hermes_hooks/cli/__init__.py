@@ -85,6 +85,11 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
         "run a local webhook receiver that verifies and pretty-prints each delivery",
     ),
     (
+        "mcp-proxy",
+        "hermes_hooks.cli.mcp_proxy_cmd",
+        "guard an MCP server: relay a client to it and fire the hooks on every tool call",
+    ),
+    (
         "hooks",
         "hermes_hooks.cli.catalogue_cmd",
         "print the hook catalogue: every hook, its kind and its payload fields",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.config import check_config, resolve_home
 from hermes_hooks.integrations.hermes_agent.doctor import check_bridge, doctor_host
+from hermes_hooks.integrations.mcp.pins import check_pins
 from hermes_hooks.sources import every_source
 from hermes_hooks.telemetry import check_telemetry
 
@@ -44,6 +45,7 @@ def collect_findings(hooks: Hooks, *, fire: bool) -> list[Finding]:
         findings.extend(source.check(fire=fire))
     findings.extend(check_telemetry(hooks))
     findings.extend(check_bridge(hooks))
+    findings.extend(check_pins(hooks.home))  # the tool definitions mcp-proxy pinned
     return findings
 
 

@@ -35,14 +35,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", help="the hook event, e.g. pre_tool_call")
     parser.add_argument(
         "command",
-        nargs="+",
-        help="the command exactly as configured (quote it to keep ~ unexpanded)",
+        nargs="*",
+        help="the command exactly as configured (quote it to keep ~ unexpanded); none "
+        "when the event is an MCP tool (mcp__SERVER__TOOL, globs allowed) whose "
+        "definition mcp-proxy saw",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Record the approval and print the baseline."""
 
+    if args.event.startswith("mcp__") and not args.command:
+        from hermes_hooks.integrations.mcp.approve import approve_tools
+
+        return approve_tools(args)
     event = event_for_key(args.event)[0] or args.event  # Claude Code names map to ours
     command = " ".join(args.command).strip()
     contract = CATALOGUE.get(event)

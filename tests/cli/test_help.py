@@ -72,6 +72,10 @@ def test_the_help_lists_every_command_with_its_summary(
         ["emit", "fire a gateway event at the gateway hooks of a home and show what each did"],
         ["outbox", "list, show, redeliver or purge events of durable outbound targets"],
         ["listen", "run a local webhook receiver that verifies and pretty-prints each delivery"],
+        [
+            "mcp-proxy",
+            "guard an MCP server: relay a client to it and fire the hooks on every tool call",
+        ],
         ["hooks", "print the hook catalogue: every hook, its kind and its payload fields"],
         [
             "schema",

@@ -1,0 +1,145 @@
+"""``hermes-hooks mcp-proxy [--name NAME] -- COMMAND [ARGS...]``: guard any MCP server.
+
+Starts COMMAND as the upstream MCP server (a child in its own process group, talking
+over its stdin and stdout) and serves the MCP client on this process's stdin and
+stdout, firing the home's hooks on every ``tools/call`` under the name
+``mcp__<NAME>__<tool>``.  Everything hooks print goes to stderr, which MCP clients
+keep as the server's log.  Needs the ``mcp`` extra (``pip install 'hermes-hooks[mcp]'``).
+
+MCP clients pass only a few environment variables to the servers they start, so give
+the home with ``--home`` in the server entry rather than relying on ``HERMES_HOME``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+
+EPILOG = (
+    "Example server entry: command hermes-hooks, args [mcp-proxy, --home, /home/me/.hermes, "
+    "--name, files, --, npx, -y, @modelcontextprotocol/server-filesystem, /srv]. "
+    "Tool definitions must be approved (hermes-hooks approve mcp__files__*) or accepted "
+    "for a run (--accept-hooks); a changed definition is hidden and refused. Exit codes: "
+    "0 the client closed the session; 1 the upstream could not be started; 2 bad usage."
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server name, the tool filter, the approval policy and the upstream command."""
+    parser.add_argument(
+        "--name",
+        help="the server's name in the client's configuration: hooks see its tools as "
+        "mcp__NAME__TOOL (default: from the command)",
+    )
+    parser.add_argument(
+        "--allow-tool",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="list and allow only tools matching PATTERN (a glob on the tool's own or "
+        "mcp__ name; repeatable)",
+    )
+    parser.add_argument(
+        "--deny-tool",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="hide and refuse tools matching PATTERN (repeatable; wins over --allow-tool)",
+    )
+    parser.add_argument(
+        "--approve",
+        choices=("deny", "allow"),
+        default="deny",
+        help="what a hook's approval request gets: no human is at hand (default: deny)",
+    )
+    parser.add_argument(
+        "--call-timeout",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="answer a tools/call the upstream has not answered in time with an error "
+        "(default 0: wait as long as the client does)",
+    )
+    parser.add_argument(
+        "--upstream-url",
+        metavar="URL",
+        help="reach the upstream over streamable HTTP at URL instead of starting COMMAND",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        help="write the session's tool calls as a recording that hermes-hooks replay runs",
+    )
+    parser.add_argument("upstream", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the home, then relay until the client ends the session."""
+    command = list(args.upstream)
+    if command[:1] == ["--"]:
+        command = command[1:]
+    if bool(command) == bool(args.upstream_url):
+        print(
+            "hermes-hooks: mcp-proxy needs the upstream server: -- COMMAND [ARGS...] "
+            "or --upstream-url URL (one of them)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        from hermes_hooks.integrations.mcp import stdio
+        from hermes_hooks.integrations.mcp.proxy import Options, Proxy
+        from hermes_hooks.integrations.mcp.upstreams import HttpUpstream, StdioUpstream
+    except ImportError as exc:
+        print(
+            f"hermes-hooks: mcp-proxy needs the MCP SDK ({exc.name} is missing): "
+            "pip install 'hermes-hooks[mcp]'",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    from hermes_hooks.cli._run import load_home
+    from hermes_hooks.cli._stdout import hook_output_to_stderr
+    from hermes_hooks.integrations.mcp.naming import default_server_name, normalise
+    from hermes_hooks.integrations.mcp.pins import ToolPins
+
+    if args.upstream_url:
+        upstream: HttpUpstream | StdioUpstream = HttpUpstream(args.upstream_url)
+        fallback = default_server_name([args.upstream_url.rstrip("/").rsplit("/mcp", 1)[0]])
+    else:
+        upstream, fallback = StdioUpstream(command), default_server_name(command)
+    options = Options(
+        server=normalise(args.name) if args.name else fallback,
+        accept=bool(getattr(args, "accept_hooks", False)),
+        approve=args.approve,
+        allow=tuple(args.allow_tool),
+        deny=tuple(args.deny_tool),
+        call_timeout=args.call_timeout,
+        record=Path(args.record).expanduser().absolute() if args.record else None,
+    )
+    if not args.name:
+        # A matcher written for the client's key (mcp__files__.*) would silently stop
+        # matching under a guessed name: say which name the hooks see.
+        print(
+            f"hermes-hooks: warning: no --name; hooks see this server's tools as "
+            f"mcp__{options.server}__<tool>. Pass --name with the server's key in the "
+            "client's configuration so that matchers written for it match.",
+            file=sys.stderr,
+        )
+    stdin = sys.stdin
+    with hook_output_to_stderr() as protocol_out:
+        # Bad config is loud here, before the client's first call: load raises.
+        hooks = load_home(args)
+        try:
+            proxy = Proxy(hooks, options, ToolPins(hooks.home), upstream)
+            try:
+                asyncio.run(stdio.serve_stdio(proxy, stdin, protocol_out))
+            except OSError as exc:
+                what = args.upstream_url or command[0]
+                print(f"hermes-hooks: cannot start {what!r}: {exc}", file=sys.stderr)
+                return EXIT_FAILURE
+        finally:
+            hooks.close()
+    return EXIT_OK
