@@ -28,9 +28,11 @@ def load_home(
     surface: str = "cli",
     inspect: bool = False,
     host: HostCapabilities | None = None,
+    strict: bool = False,
 ) -> Hooks:
     """Load the home a command was pointed at, honouring the common options;
-    ``inspect=True`` for commands that only look, ``host`` what the host lends (see
+    ``inspect=True`` for commands that only look, ``host`` what the host lends,
+    ``strict`` to refuse a ``config.yaml`` that cannot be used as written (see
     :func:`hermes_hooks.load`)."""
     # The hook machinery loads with the first command that loads a home.
     from hermes_hooks._loader import load
@@ -42,6 +44,7 @@ def load_home(
         entry_points=not getattr(args, "no_entry_points", False),
         inspect=inspect,
         host=host,
+        strict=strict,
     )
 
 

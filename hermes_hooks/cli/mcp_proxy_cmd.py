@@ -130,8 +130,10 @@ def run(args: argparse.Namespace) -> int:
         )
     stdin = sys.stdin
     with hook_output_to_stderr() as protocol_out:
-        # Bad config is loud here, before the client's first call: load raises.
-        hooks = load_home(args)
+        # Strict: a config.yaml that cannot be used as written would otherwise serve
+        # the client without the gates it names; refusing to start is loud (the client
+        # shows the server failed, with this message in its log) and fails closed.
+        hooks = load_home(args, strict=True)
         try:
             proxy = Proxy(hooks, options, ToolPins(hooks.home), upstream)
             try:

@@ -630,3 +630,27 @@ def test_an_outbound_webhook_receives_the_proxied_tool_call(home: Path, tmp_path
         (r["hook_event_name"], r["tool_name"], r["tool_input"], r["extra"]["result"])
         for r in received
     ] == [("post_tool_call", "mcp__fx__echo", {"text": "hi"}, "echo: hi")]
+
+
+def test_a_config_it_cannot_use_stops_the_proxy_before_the_upstream_starts(
+    home: Path, tmp_path: Path
+) -> None:
+    # Serving the client without the gates config.yaml names would be a silent bypass.
+    (home / "config.yaml").write_text("hooks:\n  pre_tool_call: [\n", encoding="utf-8")
+    started = tmp_path / "upstream-started"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    upstream = [sys.executable, "-c", f"open({str(started)!r}, 'w')"]
+    done = subprocess.run(
+        [sys.executable, "-m", "hermes_hooks", "mcp-proxy", "--home", str(home), "--", *upstream],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"hermes-hooks: {home}/config.yaml:")
+    assert "not valid YAML" in done.stderr
+    assert started.exists() is False
