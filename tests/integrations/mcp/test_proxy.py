@@ -641,7 +641,18 @@ def test_a_config_it_cannot_use_stops_the_proxy_before_the_upstream_starts(
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     upstream = [sys.executable, "-c", f"open({str(started)!r}, 'w')"]
     done = subprocess.run(
-        [sys.executable, "-m", "hermes_hooks", "mcp-proxy", "--home", str(home), "--", *upstream],
+        [
+            sys.executable,
+            "-m",
+            "hermes_hooks",
+            "mcp-proxy",
+            "--home",
+            str(home),
+            "--name",
+            "fx",
+            "--",
+            *upstream,
+        ],
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
