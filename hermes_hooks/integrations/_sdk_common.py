@@ -42,7 +42,7 @@ __all__ = [
     "with_context",
 ]
 
-log = get_logger("hermes_hooks")
+log = get_logger("hermes_hooks.integrations")
 
 _T = TypeVar("_T")
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 __all__ = ["APPROVALS", "PLATFORM", "ClaudeAgentHooks", "claude_agent_hooks"]
 
-log = get_logger("hermes_hooks")
+log = get_logger("hermes_hooks.integrations")
 
 #: ``platform`` in the payloads this adapter fires.
 PLATFORM = "claude-agent-sdk"
