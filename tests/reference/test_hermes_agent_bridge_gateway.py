@@ -57,6 +57,9 @@ OUT = Path(__file__).parent / "fired.log"
 
 def handle(event_type, context):
     with OUT.open("a") as out:
+        if event_type == "gateway:startup":
+            out.write(f"{event_type}\\n")
+            return None
         out.write(f"{event_type} {context['raw_command']} {context['args']}\\n")
     if event_type == "command:new":
         return {"decision": "deny", "message": "no /new in this chat"}
@@ -269,3 +272,46 @@ def test_a_registry_that_discovered_before_the_bridge_keeps_its_own_handlers(
     finally:
         bridge.close()
     assert _lines(logger) == ["agent:start s4 True"]
+
+
+def test_the_gateway_runner_starts_and_dispatches_slash_commands_through_the_bridge(
+    home: Path, gateway_hooks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gateway.config import GatewayConfig, Platform
+    from gateway.platforms.base import MessageEvent
+    from gateway.run import GatewayRunner
+    from gateway.session import SessionSource
+
+    policy = _hook(home, "policy", ["command:*", "gateway:startup"], POLICY)
+    monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
+    monkeypatch.setattr(plugins, "_plugin_manager", None)  # a fresh agent process
+    # The gateway's own start-up order: the runner (and its hook registry) first, then
+    # plugin discovery (the bridge loads from its entry point), then hook discovery.
+    runner = GatewayRunner(GatewayConfig())
+    plugins.discover_plugins()
+    bridge = plugins.get_plugin_manager()._hermes_hooks_bridge
+    try:
+        runner.hooks.discover_and_load()
+        assert runner.hooks._handlers == {}
+        assert [h["name"] for h in runner.hooks.loaded_hooks] == ["policy"]
+
+        async def gateway() -> list[str | None]:
+            await runner.hooks.emit("gateway:startup", {"platforms": ["telegram"]})
+            source = SessionSource(
+                platform=Platform.TELEGRAM, chat_id="c1", user_id="u1", chat_type="dm"
+            )
+            replies = [
+                await runner._handle_message(MessageEvent(text=text, source=source))
+                for text in ["/new", "/stop"]
+            ]
+            assert await bridge.hooks.gateway.drain(10) is True
+            return replies
+
+        replies = asyncio.run(gateway())
+    finally:
+        bridge.close()
+    # /new denied by the hook; /stop's deny came after the 1 s bound, so the gateway
+    # ran its own /stop (nothing to stop: its own reply).
+    assert replies == ["no /new in this chat", "No active task to stop."]
+    # (gateway:startup waits on the hook's lane; a command is served at once)
+    assert sorted(_lines(policy)) == ["command:new new ", "command:stop stop ", "gateway:startup"]
