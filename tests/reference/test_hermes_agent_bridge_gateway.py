@@ -209,7 +209,8 @@ def test_the_takeover_waits_for_the_gateway_module_to_be_imported(
 ) -> None:
     logger = _hook(home, "logger", ["agent:start"], LOGGER)
     # A process whose plugins load before the gateway module is imported.
-    monkeypatch.delitem(sys.modules, "gateway.hooks")
+    monkeypatch.delitem(sys.modules, "gateway.hooks", raising=False)
+    monkeypatch.delattr(importlib.import_module("gateway"), "hooks", raising=False)
     bridge = _bridge(home)
     try:
         module = importlib.import_module("gateway.hooks")  # reads HERMES_HOME: the test home
