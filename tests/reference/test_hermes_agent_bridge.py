@@ -6,6 +6,7 @@ process of its own (``agent_worker``), started as the ``hermes`` CLI starts.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -24,7 +25,10 @@ from hermes_hooks.cli import main
 from hermes_hooks.webhooks import verify
 from tests.reference.scripted_model import ScriptedModel, text_reply, tool_reply
 
-pytest.importorskip("run_agent", reason="needs hermes-agent installed")
+# Looked up, not imported: importing the agent here, before any test sets HERMES_HOME,
+# would create its home under the real ~/.hermes.
+if importlib.util.find_spec("run_agent") is None:
+    pytest.skip("needs hermes-agent installed", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "bridge-test-signing-secret"

@@ -118,6 +118,32 @@ def test_a_clean_bridged_home_says_so(tmp_path: Path, capsys: pytest.CaptureFixt
     )
 
 
+def test_gateway_hooks_of_a_bridged_home_are_named_as_taken_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.yaml").write_text("plugins:\n  enabled: [hermes-hooks]\n")
+    for name, enabled in [("audit", "true"), ("muted", "false"), ("notify", "true")]:
+        folder = tmp_path / "hooks" / name
+        folder.mkdir(parents=True)
+        (folder / "HOOK.yaml").write_text(f"events: [agent:end]\nenabled: {enabled}\n")
+        (folder / "handler.py").write_text("def handle(event_type, context):\n    pass\n")
+    code, found = _bridge_findings(tmp_path, capsys)
+    assert (code, found) == (
+        0,
+        [
+            (
+                "ok",
+                "enabled: hermes-agent fires every hook of this home once, through hermes-hooks",
+            ),
+            (
+                "ok",
+                "gateway hooks audit, notify: in hermes-agent's gateway they fire once, on "
+                "hermes-hooks' lanes (the agent's own hook registry loads none of them)",
+            ),
+        ],
+    )
+
+
 @pytest.mark.parametrize("bridged", [True, False])
 def test_prompt_hooks_of_a_bridged_home_have_the_agents_model(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], bridged: bool

@@ -7,7 +7,8 @@ Installed with the ``hermes-agent`` extra and enabled in the agent's ``config.ya
 takes over the agent's hook and middleware dispatch (see :mod:`.bridge`): hermes-agent's
 own lists of callbacks are no longer fired, and hermes-hooks, loading the same home,
 fires each plugin callback and shell hook exactly once, bounded and fail-closed where
-the entry asks.
+the entry asks.  In the gateway process it takes over the gateway's hook registry as
+well (see :mod:`.gateway_hooks`): each ``HOOK.yaml`` handler fires once, on its lane.
 
 Nothing here imports hermes-agent at import time; :func:`register` runs only inside it.
 """

@@ -13,6 +13,10 @@ home, and fires each callback once.  Anything hermes-agent registered that herme
 did not load (a plugin bundled with hermes-agent) would then not fire at all: the first
 firing logs that as an ERROR, and ``hermes-hooks doctor`` reports it beforehand.
 
+In the gateway process the bridge takes over the gateway's hook registry too
+(:mod:`.gateway_hooks`): the home's ``HOOK.yaml`` folders are loaded into the same hooks
+when the gateway would discover them, and delivered on hermes-hooks' per-hook lanes.
+
 The bridge never raises into the agent: hermes-agent lets a call go ahead when its hook
 machinery raises, so any failure here becomes the failure answer of
 :func:`.answers.failure_answer` (a blocked ``pre_tool_call``) with an ERROR log.
@@ -27,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._log import get_logger
 from hermes_hooks.integrations.hermes_agent.answers import answer, failure_answer
+from hermes_hooks.integrations.hermes_agent.gateway_hooks import attach_gateway, take_over
 from hermes_hooks.integrations.hermes_agent.names import ENTRY_POINT_NAME
 
 if TYPE_CHECKING:
+    from hermes_hooks.gateway.source import GatewaySource
     from hermes_hooks.hooks import Hooks
 
 __all__ = ["Bridge", "RoutedMiddleware", "install"]
@@ -70,6 +76,9 @@ class Bridge:
         self.reason = f"its hooks could not be loaded: {error}"
         self._manager = manager
         self._checked_split = False
+        #: Whether :meth:`close` ran (the agent is exiting).
+        self.closed = False
+        self._gateway_lock = threading.Lock()
 
     def attach(self) -> None:
         """Take over the manager's dispatch (see the module docstring)."""
@@ -78,10 +87,12 @@ class Bridge:
         manager.has_hook = self.has_hook
         manager._middleware = RoutedMiddleware(self, dict(manager._middleware))
         setattr(manager, _ATTRIBUTE, self)
+        take_over(self)  # the gateway's hook registry, in the gateway process
 
     def close(self) -> None:
         """Close the hooks once (flush webhook lanes, stop persistent hooks); never
         raises."""
+        self.closed = True
         hooks, self.hooks = self.hooks, None
         if hooks is None:
             return
@@ -127,6 +138,15 @@ class Bridge:
         except Exception:
             log.exception("hermes-hooks bridge: reading %s middleware failed", kind)
             return []
+
+    def gateway_source(self) -> GatewaySource | None:
+        """The gateway hooks of the home, loaded into the bridge's hooks on first use
+        (the agent's gateway discovering its own); None without hooks."""
+        hooks = self.hooks
+        if hooks is None:
+            return None
+        with self._gateway_lock:
+            return attach_gateway(hooks)
 
     # -- the split check -----------------------------------------------------------------
 
@@ -205,9 +225,9 @@ def _load(ctx: Any) -> tuple[Hooks | None, str | None]:
         plugin_id = getattr(ctx.manifest, "key", None) or ENTRY_POINT_NAME
         # hermes-agent's own answer (profiles included), from the agent running us.
         home = importlib.import_module("hermes_constants").get_hermes_home()
-        # The CLI surface: gateway hooks (HOOK.yaml) keep running in hermes-agent's own
-        # gateway, which the bridge does not take over; loading them here would fire
-        # them twice.
+        # The CLI surface: the gateway hooks (HOOK.yaml) are added only when the
+        # agent's gateway discovers its own (see .gateway_hooks), so a chat session
+        # never imports a gateway handler.
         # strict: a config.yaml that cannot be used as written would otherwise run
         # without the gates it names, in silence; refusing it blocks every tool call.
         hooks = hermes_hooks.load(home, surface="cli", host=from_agent(ctx, plugin_id), strict=True)

@@ -113,7 +113,24 @@ def check_bridge(hooks: Hooks) -> list[Finding]:
                 "enabled: hermes-agent fires every hook of this home once, through hermes-hooks",
             )
         )
+    gateway = _gateway_hooks(hooks.home / "hooks")
+    if gateway:
+        findings.append(
+            Finding(
+                "ok",
+                SUBJECT,
+                f"gateway hooks {', '.join(gateway)}: in hermes-agent's gateway they fire "
+                "once, on hermes-hooks' lanes (the agent's own hook registry loads none of them)",
+            )
+        )
     return findings
+
+
+def _gateway_hooks(directory: Path) -> list[str]:
+    """Names of the gateway hooks under ``directory`` that load (nothing imported)."""
+    from hermes_hooks.gateway.source import survey
+
+    return [record.name for record, _ in survey(directory) if record.state == "pending"]
 
 
 def _not_bridged(hooks: Hooks, config: Path) -> list[Finding]:
