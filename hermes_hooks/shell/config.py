@@ -117,10 +117,7 @@ def unknown_event(name: str) -> str:
             "written at the level of the events (a dedented line?); skipped. Fix: indent it "
             "under its list item ('- command: ...')"
         )
-    return (
-        f"unknown hook event '{name}' in hooks: config — no hook has a similar name; "
-        f"skipped. `hermes-hooks hooks` lists the {len(CATALOGUE)} events"
-    )
+    return f"unknown hook event '{name}' in hooks: config — {suggest_hook(name, outcome='skipped')}"
 
 
 def _meant_a_gate(key: str) -> bool:
