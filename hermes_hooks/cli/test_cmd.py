@@ -188,7 +188,7 @@ def _fire_shell(
         }
         text.append(f"  → {entry.where}: {entry.command}  ({describe_entry(entry)})")
         approval = approved.get((event, entry.command))
-        now = resolve(entry.command, entry.base)
+        now = resolve(entry.command, entry.base, entry.variables)
         # A command that leads to other files than approved is not approved either.
         refused = refusal(approval, now, home) if approval is not None else None
         if (approval is None or refused) and bypass is None:
