@@ -530,7 +530,8 @@ def parse_outbound(
     if hooks is None:
         return [], []
     if not isinstance(hooks, Mapping):
-        log.warning("%s: 'hooks' must be a mapping; outbound webhooks not loaded", source)
+        where = position_of(config, ("hooks",)) or source
+        log.warning("%s: 'hooks' must be a mapping; outbound webhooks not loaded", where)
         return [], []
     entries = hooks.get("outbound")
     if entries is None:
@@ -539,7 +540,7 @@ def parse_outbound(
         log.warning(
             "%s: hooks.outbound must be a list of targets (- url: ..., events: [...]); "
             "no outbound webhook loaded",
-            source,
+            position_of(config, ("hooks", "outbound")) or source,
         )
         return [], []
     targets: list[Target] = []

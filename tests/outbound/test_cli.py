@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import textwrap
@@ -341,3 +342,37 @@ def test_an_unknown_outbound_event_is_placed_and_named_briefly(
         "hooks.outbound — no hook has a similar name; dropped. `hermes-hooks hooks` lists "
         "the 37 events",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "hooks:\n  outbound: {url: x}\n",
+            [
+                "{config}:2:3: hooks.outbound must be a list of targets (- url: ..., events: "
+                "[...]); no outbound webhook loaded"
+            ],
+        ),
+        (
+            "hooks: [a]\n",
+            [
+                "{config}:1:1: 'hooks' must be a mapping of event names to lists of entries, got "
+                "list; no shell hook loaded. Fix: write each event as a key ('pre_tool_call:') "
+                "with its entries as a list under it",
+                "{config}:1:1: 'hooks' must be a mapping; outbound webhooks not loaded",
+            ],
+        ),
+    ],
+)
+def test_a_block_of_the_wrong_shape_is_named_at_its_line(
+    env: OutboundEnv,
+    home: Path,
+    caplog: pytest.LogCaptureFixture,
+    text: str,
+    expected: list[str],
+) -> None:
+    env.load(text)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    config = home / "config.yaml"
+    assert [m for m in said if "must be a" in m] == [e.format(config=config) for e in expected]
