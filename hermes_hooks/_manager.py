@@ -46,6 +46,7 @@ from hermes_hooks.hookspecs import (
 )
 
 __all__ = [
+    "HOOKS_POINTER",
     "HookManager",
     "contract_of",
     "order_group",
@@ -58,16 +59,31 @@ __all__ = [
 log = get_logger("hermes_hooks.manager")
 
 
-def suggest_hook(name: str, valid: Iterable[str] = VALID_HOOKS) -> str:
+#: Where the hook names are listed: a message about an unknown name points there
+#: rather than printing all of them (one screenful per typo helps no one).
+HOOKS_POINTER = f"`hermes-hooks hooks` lists the {len(VALID_HOOKS)} events"
+
+
+def suggest_hook(
+    name: str, valid: Iterable[str] | None = None, *, outcome: str | None = None
+) -> str:
     """The did-you-mean tail of an unknown hook or event name: ``did you mean 'x'?``
-    or the valid list."""
+    when a name is close; else, for the hooks of the catalogue, ``no hook has a similar
+    name; `hermes-hooks hooks` lists the 37 events.`` (with ``outcome``, what became of
+    the name, before the pointer: ``...; skipped. `hermes-hooks hooks` lists ...``),
+    never the names themselves.  Another vocabulary (``valid``, such as the gateway's
+    events) is short enough to be listed: ``(valid: ...)``."""
     import difflib  # deferred: only a misspelt hook name needs it, never a plain load
 
-    names = sorted(valid)
+    names = sorted(VALID_HOOKS if valid is None else valid)
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
     if close:
         return f"did you mean '{close[0]}'?"
-    return f"(valid: {', '.join(names)})"
+    if valid is not None:
+        return f"(valid: {', '.join(names)})"
+    if outcome is not None:
+        return f"no hook has a similar name; {outcome}. {HOOKS_POINTER}"
+    return f"no hook has a similar name; {HOOKS_POINTER}."
 
 
 def resembles_gate(name: str, aliases: Mapping[str, str] | None = None) -> bool:

@@ -54,7 +54,7 @@ from hermes_hooks.claude.input import (
 )
 from hermes_hooks.claude.model import host_capabilities, model_prompt, model_result
 from hermes_hooks.claude.options import MODEL_KINDS, REWAKE
-from hermes_hooks.claude.shells import shell_argv
+from hermes_hooks.claude.shells import plugin_variables, shell_argv
 from hermes_hooks.claude.tables import (
     DIALECT as DIALECT_NAME,
 )
@@ -365,7 +365,7 @@ def _execute(
     env = environment(spec, payload, cwd, env_file)
     argv = entry.argv
     if options.shell is not None:
-        argv = shell_argv(options.shell, entry.command, argv)
+        argv = shell_argv(options.shell, entry.runs, argv)
     result = execute(argv, dumps(document), entry.timeout, env=env)
     if env_file is None:
         return result, {}
@@ -529,7 +529,11 @@ class ClaudeCodeDialect:
         """Claude's matcher rules, the entry's Claude event and handler options
         (:func:`read_spec`), with the tables the block's claude-code entries share."""
         text, spec = read_spec(event, raw, declared, self._context(block), warn)
-        return EntryMatcher(text, spec, spec.event.name)
+        options = spec.options
+        variables = plugin_variables(
+            options.shell, options.plugin_root, options.plugin_data, raw.get("command")
+        )
+        return EntryMatcher(text, spec, spec.event.name, variables)
 
     def _context(self, block: Block) -> ClaudeContext:
         """What the claude-code entries of ``block`` share, read once: the tool table

@@ -25,10 +25,17 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_hooks.shell.config import script_for_command
+from hermes_hooks.shell.config import expand_variables, script_for_command
 from hermes_hooks.shell.entry import EntryRefused
 
-__all__ = ["SHELL_KEY", "needs_bash", "needs_shell", "shell_argv", "shell_program"]
+__all__ = [
+    "SHELL_KEY",
+    "needs_bash",
+    "needs_shell",
+    "plugin_variables",
+    "shell_argv",
+    "shell_program",
+]
 
 #: The entry key, as Claude Code's handler field.
 SHELL_KEY = "shell"
@@ -108,6 +115,32 @@ def shell_program(value: object) -> str:
     if found is None:
         raise EntryRefused("shell: bash, but no bash is found on PATH: install bash; skipped")
     return found
+
+
+def plugin_variables(
+    shell: str | None, plugin_root: str | None, plugin_data: str | None, command: Any
+) -> tuple[tuple[str, str], ...]:
+    """The plugin's variables to write out in ``command`` before it is resolved: for a
+    command run through the shell (which expands ``${CLAUDE_PLUGIN_ROOT}`` from the
+    environment the dialect gives it) that is a plain command once they are written
+    out.  Consent then pins the plugin's script, and the firing runs that resolved
+    file as a command without shell syntax does (nothing is looked up in between).
+    Empty otherwise: without a shell the text is not expanded at all."""
+    if shell is None or not isinstance(command, str):
+        return ()
+    pairs = tuple(
+        (name, value)
+        for name, value in (
+            ("CLAUDE_PLUGIN_ROOT", plugin_root),
+            ("CLAUDE_PLUGIN_DATA", plugin_data),
+        )
+        if value is not None
+    )
+    text = command.strip()
+    expanded = expand_variables(text, pairs)
+    if expanded == text or needs_shell(expanded):
+        return ()
+    return pairs
 
 
 def shell_argv(shell: str, command: str, argv: tuple[str, ...]) -> tuple[str, ...]:

@@ -69,7 +69,10 @@ def run(args: argparse.Namespace) -> int:
         for e in parse_hooks(config, str(home / "config.yaml"), quiet=True).entries
         if e.event == event and e.command == command
     ]
-    shown = consent.baseline(command, home)  # relative paths: from the home
+    # Relative paths from the home; a plugin's ${CLAUDE_PLUGIN_ROOT} written out as the
+    # entry's shell will, so what is pinned is the file that runs.
+    variables = next((e.variables for e in entries if e.variables), ())
+    shown = consent.baseline(command, home, variables)
     # A Claude Code prompt or agent hook is approved by its text: it runs no program.
     runs_program = not entries or any(e.runs_program for e in entries)
     problem = _not_runnable(shown.resolution) if runs_program else None

@@ -78,14 +78,14 @@ def _read_payload_file(name: str) -> dict[str, Any] | str | None:
 
 def _unknown_event(args: argparse.Namespace) -> int:
 
-    valid = sorted(VALID_HOOKS)
-    tail = suggest_hook(args.event)
-    hint = f" — {tail}" if tail.startswith("did you mean") else ""
+    # A did-you-mean, or where the names are listed: never all of them (``--json``
+    # still lists them, for a program to choose from).
+    hint = suggest_hook(args.event)
     if args.json:
-        print_json({"error": f"unknown event '{args.event}'{hint}", "valid_events": valid})
+        valid = sorted(VALID_HOOKS)
+        print_json({"error": f"unknown event '{args.event}' — {hint}", "valid_events": valid})
     else:
-        print(f"Unknown event: '{args.event}'{hint}", file=sys.stderr)
-        print(f"Valid events: {', '.join(valid)}", file=sys.stderr)
+        print(f"Unknown event: '{args.event}' — {hint}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -188,7 +188,7 @@ def _fire_shell(
         }
         text.append(f"  → {entry.where}: {entry.command}  ({describe_entry(entry)})")
         approval = approved.get((event, entry.command))
-        now = resolve(entry.command, entry.base)
+        now = resolve(entry.command, entry.base, entry.variables)
         # A command that leads to other files than approved is not approved either.
         refused = refusal(approval, now, home) if approval is not None else None
         if (approval is None or refused) and bypass is None:

@@ -51,7 +51,7 @@ class Problem:
     """
 
     level: Literal["error", "warn", "info"]
-    file: str
+    file: str  # HOOK.yaml, at ``:line:col`` of ``key`` when it is written in it
     key: str | None
     message: str
     fix: str = ""
@@ -72,17 +72,25 @@ class Manifest:
     problems: list[Problem] = field(default_factory=list)
     #: The log line explaining why the hook is not loaded; None when it may load.
     skip: str | None = None
+    #: Where each top-level key is written in the file (1-based line, column).
+    places: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
 
     @property
     def path(self) -> Path:
         """The manifest file."""
         return self.directory / MANIFEST_FILE
 
-    def _problem(self, level: Any, key: str | None, message: str, fix: str = "") -> None:
-        self.problems.append(Problem(level, str(self.path), key, message, fix))
+    def _problem(
+        self, level: Any, key: str | None, message: str, fix: str = "", placed: bool = False
+    ) -> None:
+        # A problem of a key names its HOOK.yaml:line:col, as config.yaml's findings do
+        # (``placed``: the message already does).
+        place = self.places.get(key) if key is not None and not placed else None
+        file = str(self.path) if place is None else f"{self.path}:{place[0]}:{place[1]}"
+        self.problems.append(Problem(level, file, key, message, fix))
 
-    def _refuse(self, key: str | None, message: str, fix: str = "") -> None:
-        self._problem("error", key, message, fix)
+    def _refuse(self, key: str | None, message: str, fix: str = "", placed: bool = False) -> None:
+        self._problem("error", key, message, fix, placed)
         self.skip = message
 
 
@@ -102,17 +110,29 @@ def read_manifest(directory: Path) -> Manifest:
             exc.fix,
         )
         return manifest
+    manifest.places = {
+        str(path[0]): (mark.line, mark.column)
+        for path, mark in document.marks.items()
+        if len(path) == 1
+    }
     for issue in [*document.issues, *unknown_keys(document, MANIFEST_FILE)]:
         where = f"{path}:{issue.where}: {issue.key}"
         if issue.level == "error":
             # A value over the bounds, or a misspelt key that guards (enabled): the hook
             # would run other than as written, so it is skipped until the file is fixed.
             manifest._refuse(
-                issue.key, f"[hooks] Skipping {directory.name}: {where}: {issue.problem}", issue.fix
+                issue.key,
+                f"[hooks] Skipping {directory.name}: {where}: {issue.problem}",
+                issue.fix,
+                placed=True,
             )
         else:
             manifest._problem(
-                "warn", issue.key, f"[hooks] {directory.name}: {where}: {issue.problem}", issue.fix
+                "warn",
+                issue.key,
+                f"[hooks] {directory.name}: {where}: {issue.problem}",
+                issue.fix,
+                placed=True,
             )
     data = document.data
     if not isinstance(data, dict):

@@ -52,6 +52,7 @@ from hermes_hooks.shell.entry import (
     MAX_TIMEOUT,
     EntryRefused,
     ShellEntry,
+    expand_variables,
 )
 from hermes_hooks.shell.home import TRUTHY, auto_accept_configured
 
@@ -65,6 +66,7 @@ __all__ = [
     "ShellEntry",
     "auto_accept_configured",
     "expand_argv",
+    "expand_variables",
     "parse_hooks",
     "resolve_script",
     "script_for_argv",
@@ -117,10 +119,7 @@ def unknown_event(name: str) -> str:
             "written at the level of the events (a dedented line?); skipped. Fix: indent it "
             "under its list item ('- command: ...')"
         )
-    return (
-        f"unknown hook event '{name}' in hooks: config — no hook has a similar name; "
-        f"skipped. `hermes-hooks hooks` lists the {len(CATALOGUE)} events"
-    )
+    return f"unknown hook event '{name}' in hooks: config — {suggest_hook(name, outcome='skipped')}"
 
 
 def _meant_a_gate(key: str) -> bool:
@@ -359,10 +358,11 @@ class _Reader:
                 f"{type(block).__name__}; no shell hook loaded. Fix: write each event as a "
                 "key ('pre_tool_call:') with its entries as a list under it",
                 weakens_gate=lost,
+                position=position_of(self.config, ("hooks",)),
             )
             self.result.problems.append(problem)
             level = logging.ERROR if lost and self.level == logging.WARNING else self.level
-            log.log(level, "%s: %s", self.source, problem.message)
+            log.log(level, "%s: %s", problem.position or self.source, problem.message)
             return self.result
         for raw_event, entries in block.items():
             event = str(raw_event)
@@ -486,7 +486,7 @@ class _Reader:
             )
             return None
         try:
-            matcher, data, variant = reader.read_matcher(
+            read = reader.read_matcher(
                 event,
                 raw,
                 declared,
@@ -498,6 +498,11 @@ class _Reader:
         except EntryRefused as exc:
             self.warn(event, index, str(exc), drops=True)
             return None
+        matcher, data, variant = read.text, read.data, read.variant
+        if read.variables:
+            # What the runner's shell writes out ($CLAUDE_PLUGIN_ROOT) is written out
+            # here too, so the files split, resolved and pinned are the ones it runs.
+            argv = split_command(expand_variables(command, read.variables))
         return ShellEntry(
             event=event,
             index=index,
@@ -515,6 +520,7 @@ class _Reader:
             persistent=self.persistent(event, index, raw.get("persistent")),
             base=None if self.base is None else os.fspath(self.base),
             source=self.source,
+            variables=read.variables,
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:

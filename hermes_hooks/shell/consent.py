@@ -276,10 +276,15 @@ def file_state(path: Path) -> tuple[str | None, str | None]:
     return utc_iso(mtime), digest.hexdigest()
 
 
-def baseline(command: str, base: str | os.PathLike[str] | None = None) -> Baseline:
+def baseline(
+    command: str,
+    base: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> Baseline:
     """The current :class:`Baseline` of the script ``command`` runs, relative paths
-    taken from ``base`` (the home; the current directory when None)."""
-    resolution = resolve(command, base)
+    taken from ``base`` (the home; the current directory when None), ``variables``
+    written out as its runner's shell does (:func:`~.pin.resolve`)."""
+    resolution = resolve(command, base, variables)
     if resolution is None or resolution.script is None:
         return Baseline(None, None, None, resolution)
     path = Path(resolution.script)
@@ -544,6 +549,7 @@ def prompt(
     shown: Baseline | None = None,
     why: str | None = None,
     base: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
 ) -> bool | None:
     """Ask at the terminal whether ``command`` may run on ``event``.
 
@@ -562,7 +568,7 @@ def prompt(
             return None
     except (AttributeError, ValueError):  # a closed or odd stream
         return None
-    shown = baseline(command, base) if shown is None else shown
+    shown = baseline(command, base, variables) if shown is None else shown
     lines = [
         "",
         "⚠ Hermes is about to register a shell hook that runs a command on your behalf.",
@@ -596,7 +602,7 @@ def prompt(
         return False
     if answer.strip().lower() not in {"y", "yes"}:
         return False
-    return _unchanged_since_shown(event, command, shown, stderr, base)
+    return _unchanged_since_shown(event, command, shown, stderr, base, variables)
 
 
 def _unchanged_since_shown(
@@ -605,9 +611,10 @@ def _unchanged_since_shown(
     shown: Baseline,
     stderr: IO[str],
     base: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
 ) -> bool:
     """Whether the files are still the ones the prompt showed; says so when not."""
-    now = baseline(command, base)
+    now = baseline(command, base, variables)
     if (now.resolution, now.sha256) == (shown.resolution, shown.sha256):
         return True
     if now.resolution != shown.resolution:

@@ -4,6 +4,8 @@ shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
@@ -17,6 +19,7 @@ __all__ = [
     "EntryRefused",
     "ShellEntry",
     "Warn",
+    "expand_variables",
 ]
 
 #: A hook's timeout in seconds when the entry sets none.
@@ -44,6 +47,30 @@ class Warn(Protocol):
         """Record and log ``message``."""
 
 
+#: A variable's value that reads the same to bash as to our splitter in any word of a
+#: command: an absolute path of ordinary characters (no space, quote, glob or ``$``).
+_PLAIN_VALUE = re.compile(r"/[A-Za-z0-9_./+,:@%=-]*")
+
+
+def expand_variables(command: str, variables: Sequence[tuple[str, str]]) -> str:
+    """``command`` with each ``$NAME`` and ``${NAME}`` of ``variables`` written out,
+    as bash expands them when it runs the command with them in its environment.
+
+    Only what text substitution gets exactly right is expanded: a command holding a
+    single quote or a backslash (bash expands nothing inside single quotes) and a
+    value that is not a plain absolute path are left as written, so consent never
+    pins a file other than the one bash would run."""
+    if not variables or "'" in command or "\\" in command:
+        return command
+    for name, value in variables:
+        if not _PLAIN_VALUE.fullmatch(value):
+            continue
+        word = re.escape(name)
+        # A plain value holds no backslash, so it is its own replacement text.
+        command = re.sub(r"\$(?:\{" + word + r"\}|" + word + r"(?![A-Za-z0-9_]))", value, command)
+    return command
+
+
 class EntryMatcher(NamedTuple):
     """An entry's ``matcher`` (and options) as its dialect read it."""
 
@@ -54,6 +81,10 @@ class EntryMatcher(NamedTuple):
     #: What the entry is within its dialect when the dialect has several kinds for one
     #: of our events (another agent's event name), part of its identity.
     variant: str | None = None
+    #: Variables the runner gives the command that are written out in it before it is
+    #: resolved (``CLAUDE_PLUGIN_ROOT`` of a claude-code entry run through bash), as
+    #: (name, value) pairs: consent then pins the file the command runs.
+    variables: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +114,15 @@ class ShellEntry:
     base: str | None = None
     #: The file the entry was read from, for messages.
     source: str = "config.yaml"
+    #: (name, value) of each variable written out in ``command`` before it is split
+    #: and resolved (:attr:`EntryMatcher.variables`); the consent key stays as written.
+    variables: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def runs(self) -> str:
+        """The command with its :attr:`variables` written out: what is split, resolved
+        and pinned (the ``command`` itself when it has none)."""
+        return expand_variables(self.command, self.variables)
 
     @property
     def key(self) -> tuple[str, str | None, str, str]:

@@ -109,7 +109,7 @@ class ShellHook:
         allowlist = self.watch.allowlist if self.watch else None
         approval = self.watch.approval(entry.event, entry.command) if self.watch else None
         approval = approval or self.pin or Approval(entry.event, entry.command)
-        now = resolve(entry.command, entry.base)
+        now = resolve(entry.command, entry.base, entry.variables)
         identity = allowlist.identity if allowlist is not None else entry.base
         why = refusal(approval, now, identity)
         if why is None:
@@ -150,7 +150,9 @@ class ShellHook:
         if approval is None or approval.script_sha256 is None:
             return
         allowlist = self.watch.allowlist
-        state = drift(approval, entry.base, allowlist.identity if allowlist else None)
+        state = drift(
+            approval, entry.base, allowlist.identity if allowlist else None, entry.variables
+        )
         if state.content_changed:
             warn_once(
                 log,

@@ -32,7 +32,12 @@ import os
 import shutil
 from dataclasses import dataclass, field
 
-from hermes_hooks.shell.config import expand_argv, script_index, split_command
+from hermes_hooks.shell.config import (
+    expand_argv,
+    expand_variables,
+    script_index,
+    split_command,
+)
 
 __all__ = ["CWD", "PATH", "Resolution", "inside", "resolve"]
 
@@ -148,12 +153,18 @@ def _split(command: str) -> tuple[tuple[str, ...], int | None] | None:
     return tuple(parts), script_index(parts)
 
 
-def resolve(command: str, base: str | os.PathLike[str] | None = None) -> Resolution | None:
+def resolve(
+    command: str,
+    base: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
+) -> Resolution | None:
     """The files ``command`` runs now, relative paths taken from ``base`` (the home it
-    is configured in; the current directory when None); None when it cannot be split."""
+    is configured in; the current directory when None), after writing out the
+    ``variables`` its runner's shell expands (an entry's
+    :attr:`~.entry.ShellEntry.variables`); None when it cannot be split."""
     folder = None if base is None else os.fspath(base)
     relative_via = CWD if folder is None else None  # a home is fixed for the load
-    split = _split(command)
+    split = _split(expand_variables(command, variables))
     if split is None:
         return None
     parts, index = split

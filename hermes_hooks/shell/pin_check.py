@@ -130,13 +130,15 @@ def drift(
     approval: Approval,
     base: str | os.PathLike[str] | None = None,
     identity: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
 ) -> Drift:
     """Compare ``approval`` 's baseline with the script as it is now (the pinned
     script when the approval pins one: the file that was approved, or its counterpart
     in this copy of the home); ``base`` is the home relative paths resolve against and
-    ``identity`` the home it is (the same, unless ``base`` is a replay's copy)."""
+    ``identity`` the home it is (the same, unless ``base`` is a replay's copy);
+    ``variables``: the entry's, written out as its runner does."""
     identity = base if identity is None else identity
-    resolution = resolve(approval.command, base)
+    resolution = resolve(approval.command, base, variables)
     pinned = approval.resolution
     script = pinned.script if pinned else None
     relative = approval.in_home(identity)[1]

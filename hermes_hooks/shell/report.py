@@ -85,7 +85,10 @@ def short_text(text: str, limit: int) -> str:
 
 
 def drift_lines(
-    approval: Approval, base: str | None = None, identity: str | os.PathLike[str] | None = None
+    approval: Approval,
+    base: str | None = None,
+    identity: str | os.PathLike[str] | None = None,
+    variables: tuple[tuple[str, str], ...] = (),
 ) -> tuple[list[tuple[DriftLevel, str]], dict[str, Any]]:
     """(level, text) lines about a script's changes since ``approval``, and a JSON view.
 
@@ -96,7 +99,7 @@ def drift_lines(
     replay's copy stands for the home it was copied from).  In another home than the
     one it was approved in, only the bytes count: a copy or clone has new mtimes.
     """
-    found = drift(approval, base, identity)
+    found = drift(approval, base, identity, variables)
     lines: list[tuple[DriftLevel, str]] = []
     if found.refused is not None:
         fix = reapprove_hint(approval.event, approval.command, found.current.resolution)
@@ -215,7 +218,9 @@ def _record_view(
     view["drift"] = None
     if approval is not None:
         details.append(f"        approved {approval.approved_at or '(no date recorded)'}")
-        changes, view["drift"] = drift_lines(approval, entry.base, allowlist.identity)
+        changes, view["drift"] = drift_lines(
+            approval, entry.base, allowlist.identity, entry.variables
+        )
         details.extend(f"        {_mark(level, text)}" for level, text in changes if level != "ok")
         if state == "registered" and view["drift"]["refused"]:
             state = "refused"  # resolves elsewhere than approved: not run until re-approved
@@ -397,7 +402,7 @@ def _entry_findings(
         findings.append(Finding("info", subject, "smoke test skipped — not allowlisted yet"))
         return findings
     findings.append(Finding("ok", subject, f"allowlisted (approved {approval.approved_at or '?'})"))
-    changes, view = drift_lines(approval, entry.base, source.allowlist.identity)
+    changes, view = drift_lines(approval, entry.base, source.allowlist.identity, entry.variables)
     findings.extend(Finding(level, subject, text) for level, text in changes)
     if view["refused"]:  # never run a file nobody approved, not even for a smoke test
         findings.append(Finding("info", subject, "smoke test skipped — refused"))

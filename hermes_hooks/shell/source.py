@@ -244,12 +244,12 @@ class ShellSource:
         approval = self.watch.approval(entry.event, entry.command)
         again = None
         if approval is not None:
-            now = resolve(entry.command, entry.base)
+            now = resolve(entry.command, entry.base, entry.variables)
             again = refusal(approval, now, self.allowlist.identity)
             if again is None or inspecting:
                 return "approved", "allowlist"
         if self.bypass is not None and not inspecting:
-            self._record(entry, consent.baseline(entry.command, entry.base))
+            self._record(entry, consent.baseline(entry.command, entry.base, entry.variables))
             if again is not None:
                 log.warning(
                     "shell hook %s (%s) approved again by %s: %s",
@@ -270,7 +270,7 @@ class ShellSource:
         if inspecting:
             return "not allowlisted", None
         answer = None  # a replay's copy asks nothing: the real home's approvals decide
-        shown = consent.baseline(entry.command, entry.base)
+        shown = consent.baseline(entry.command, entry.base, entry.variables)
         if self.copy_of is None:
             answer = consent.prompt(
                 entry.event,
@@ -279,6 +279,7 @@ class ShellSource:
                 shown=shown,
                 why=again,
                 base=entry.base,
+                variables=entry.variables,
             )
         if answer:
             self._record(entry, shown)

@@ -91,22 +91,27 @@ def otel_setting(config: Mapping[str, Any], source: str = "config.yaml") -> tupl
     Absent means enabled (spans go wherever the application's provider sends them;
     without the SDK that is nowhere).  Anything but ``true`` or ``false`` is a
     problem, logged at ERROR by :func:`instrument` and reported by ``doctor``;
-    telemetry then stays on, the documented default.
+    telemetry then stays on, the documented default.  The problem names the key's
+    ``config.yaml:line:col`` when the config was read from its file.
     """
+    from hermes_hooks.config import position_of  # deferred: only a problem needs it
+
     section = config.get("telemetry")
     if section is None:
         return True, None
     if not isinstance(section, dict):
+        where = position_of(config, ("telemetry",)) or source
         return True, (
-            f"{source}: 'telemetry' must be a mapping, got {type(section).__name__}; "
+            f"{where}: 'telemetry' must be a mapping, got {type(section).__name__}; "
             "OpenTelemetry stays on. Fix: write 'telemetry:' with 'otel: true' or "
             "'otel: false' under it."
         )
     value = section.get("otel", True)
     if isinstance(value, bool):
         return value, None
+    where = position_of(config, ("telemetry", "otel")) or source
     return True, (
-        f"{source}: telemetry.otel must be true or false, got {value!r} "
+        f"{where}: telemetry.otel must be true or false, got {value!r} "
         f"({type(value).__name__}); OpenTelemetry stays on. Fix: write "
         "'otel: false' (no quotes) to turn it off, or 'otel: true'."
     )

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from hermes_hooks.report import EntryErrors, Finding, Section
+from hermes_hooks.report import EntryErrors, Finding, Level, Section
 from hermes_hooks.webhooks.outbox import OUTBOX_FILE, Outbox
 from hermes_hooks.webhooks.urls import redact_urls
 
@@ -50,9 +50,20 @@ def entry_of(record: TargetRecord) -> str:
     return f"outbound hooks.outbound[{record.index}]"
 
 
+def _located(problem: dict[str, str | None]) -> str:
+    """A config problem of an entry as a line: ``<place>: hooks.outbound[i]: <message>``."""
+    place = f"{problem['position']}: " if problem["position"] else ""
+    return f"{place}{problem['where']}: {problem['message']}"
+
+
 def _target_lines(record: TargetRecord, errors: Sequence[str] = ()) -> list[str]:
+    warnings = [f"      ⚠ {_located(p)}" for p in record.config_problems]
     if record.state == "skipped":
-        return [f"  ✗ hooks.outbound[{record.index}] {record.label}: skipped — {record.reason}"]
+        head = f"  ✗ hooks.outbound[{record.index}] {record.label}: skipped"
+        if not errors:  # not checked: the reason as the entry holds it
+            return [f"{head} — {record.reason}", *warnings]
+        # As doctor says it, at its place in config.yaml.
+        return [head, *(f"      ✗ {error}" for error in errors), *warnings]
     details = [f"timeout: {record.timeout} s", signing_text(record)]
     details.append("durable (outbox)" if record.durable else "best effort")
     events = ", ".join(record.events) or "(none registered)"
@@ -62,6 +73,7 @@ def _target_lines(record: TargetRecord, errors: Sequence[str] = ()) -> list[str]
         f"      events: {events}{matcher}",
         f"      {' · '.join(details)}",
     ]
+    lines.extend(warnings)
     lines.extend(f"      problem: {problem}" for problem in record.problems)
     lines.extend(f"      ✗ {error}" for error in errors if error not in record.problems)
     return lines
@@ -79,24 +91,25 @@ def outbound_section(source: OutboundSource | None, errors: EntryErrors | None =
     return Section([r.as_dict() for r in records], lines, [entry_of(r) for r in records])
 
 
+def _config_finding(level: Level, record: TargetRecord, problem: dict[str, str | None]) -> Finding:
+    """A problem of the entry as written, at its ``config.yaml:line:col`` as the
+    ``hooks:`` block's findings are (the target's label when the place is unknown)."""
+    text = f"{problem['where']}: {problem['message']}"
+    return Finding(level, problem["position"] or f"outbound {record.label}", text)
+
+
 def _target_findings(record: TargetRecord) -> list[Finding]:
     subject = f"outbound {record.label}"
+    # A problem of the file is at its place in it, like every config finding; the
+    # url's scheme and an unset secret_env are among them, said once.
+    findings = [_config_finding("warn", record, p) for p in record.config_problems]
     if record.state == "skipped":
-        return [Finding("error", subject, f"skipped: {record.reason}")]
-    findings: list[Finding] = []
-    if (record.url or "").lower().startswith("http://"):
-        findings.append(
-            Finding("warn", subject, "uses http:// — payloads travel unencrypted; use https://")
-        )
-    if not record.signed and record.secret:
-        findings.append(
-            Finding(
-                "warn",
-                subject,
-                f"{record.secret}: deliveries are UNSIGNED until the variable is set",
-            )
-        )
-    elif not record.signed:
+        where = f"hooks.outbound[{record.index}]"
+        if record.position is None:
+            return [Finding("error", subject, f"skipped: {record.reason}"), *findings]
+        skipped = Finding("error", record.position, f"{where}: {record.reason}; skipped")
+        return [skipped, *findings]
+    if not record.signed and not record.secret:
         findings.append(
             Finding(
                 "warn",

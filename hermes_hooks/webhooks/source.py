@@ -97,6 +97,8 @@ class OutboundSource:
                 signature=t.signature,
                 durable=bool(getattr(self.lanes.get(t.index), "durable", False)),
                 problems=[redact_urls(p) for p in self._problems.get(t.index, [])],
+                position=t.position,
+                config_problems=[n.as_dict() for n in t.notes],
             )
             for t in self.targets
         ]
@@ -106,6 +108,8 @@ class OutboundSource:
                 label=redact_urls(s.label),
                 state="skipped",
                 reason=redact_urls(s.reason),
+                position=s.position,
+                config_problems=[n.as_dict() for n in s.notes],
             )
             for s in self.skipped
         ]

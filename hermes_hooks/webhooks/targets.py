@@ -26,12 +26,13 @@ import math
 import os
 import re
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from hermes_hooks._log import get_logger, remember_secret
 from hermes_hooks._manager import suggest_hook
+from hermes_hooks.config import ConfigData, position_of
 from hermes_hooks.hookspecs import CATALOGUE
 from hermes_hooks.user_regex import UserRegex
 from hermes_hooks.webhooks.signing import split_secrets, standard_key
@@ -44,6 +45,7 @@ __all__ = [
     "MAX_TIMEOUT",
     "MIN_TIMEOUT",
     "Matcher",
+    "Note",
     "Skipped",
     "Target",
     "TargetRecord",
@@ -93,18 +95,22 @@ class Matcher:
     label: str = ""
 
     @classmethod
-    def compile(cls, pattern: str, label: str) -> Matcher:
-        """Compile ``pattern`` once, warning (and matching literally) if it is invalid."""
+    def compile(
+        cls, pattern: str, label: str, report: Callable[[str], None] | None = None
+    ) -> Matcher:
+        """Compile ``pattern`` once, warning (through ``report``, else logged) and
+        matching literally if it is invalid."""
         try:
             return cls(pattern, UserRegex(pattern), label)
         except (re.error, OverflowError, RecursionError) as exc:  # all mean "cannot compile"
-            log.warning(
-                "outbound webhook %s: matcher %r is not a valid regular expression (%s); "
-                "matching the tool name literally",
-                label,
-                pattern,
-                exc,
+            message = (
+                f"matcher {pattern!r} is not a valid regular expression ({exc}); "
+                "matching the tool name literally"
             )
+            if report is None:
+                log.warning("outbound webhook %s: %s", label, message)
+            else:
+                report(message)
             return cls(pattern, None, label)
 
     def matches(self, tool_name: Any) -> bool:
@@ -136,6 +142,10 @@ class Target:
     standard_keys: tuple[bytes, ...] = field(default=(), repr=False)
     durable: bool = False
     retry_schedule: tuple[float, ...] | None = None
+    #: What was wrong with the entry although it loaded, at its place in config.yaml.
+    notes: tuple[Note, ...] = field(default=(), compare=False)
+    #: ``<file>:<line>:<col>`` of the entry, when the config was read from a file.
+    position: str | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:
         # A url may carry credentials (user:pass@, ?token=): a Target in a log line or a
@@ -187,16 +197,53 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Note:
+    """One problem of a ``hooks.outbound`` entry, in the ``hooks:`` block's shape:
+    ``<position>: <where>: <message>``."""
+
+    where: str  # hooks.outbound[<index>]
+    message: str
+    #: ``<file>:<line>:<col>`` of the key the problem is about, when the config was
+    #: read from a file.
+    position: str | None = None
+
+    @property
+    def located(self) -> str:
+        """:attr:`where`, after its ``<file>:<line>:<col>`` when known."""
+        return self.where if self.position is None else f"{self.position}: {self.where}"
+
+    def as_dict(self) -> dict[str, str | None]:
+        """A JSON-ready view (urls without their credentials)."""
+        return {
+            "position": self.position,
+            "where": self.where,
+            "message": redact_urls(self.message),
+        }
+
+
+@dataclass(frozen=True)
 class Skipped:
     """A ``hooks.outbound`` entry that could not be used, with the reason."""
 
     index: int
     label: str
     reason: str
+    #: ``<file>:<line>:<col>`` of the key that made it unusable (or of the entry).
+    position: str | None = None
+    notes: tuple[Note, ...] = ()
 
 
 class _Skip(Exception):
-    """Raised inside entry parsing: the message is the reason and the fix."""
+    """Raised inside entry parsing: the message is the reason and the fix; ``key``
+    is the entry's key it is about (None: the entry as a whole)."""
+
+    def __init__(self, message: str, key: str | None = None) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+#: Records one problem of the entry being read: (key path inside the entry, message).
+_Say = Callable[[tuple[Any, ...], str], None]
 
 
 def _where(source: str, index: int) -> str:
@@ -233,7 +280,7 @@ def _label(entry: Mapping[str, Any], index: int) -> str:
     return f"#{index}"
 
 
-def _url(value: Any, label: str) -> str:
+def _url(value: Any, say: _Say) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Skip("has no 'url'. Fix: add url: https://<host>/<path>")
     url = value.strip()
@@ -241,111 +288,107 @@ def _url(value: Any, label: str) -> str:
         parts = urllib.parse.urlsplit(url)
         scheme, host, _ = parts.scheme.lower(), parts.hostname, parts.port
     except ValueError as exc:  # a bad IPv6 literal or port: every send would fail
-        raise _Skip(f"url {url!r} is not a valid address ({exc})") from None
+        raise _Skip(f"url {url!r} is not a valid address ({exc})", "url") from None
     if scheme not in ("http", "https") or not host:
-        raise _Skip(f"url {url!r} must be an https:// (or http://) address with a host")
+        raise _Skip(f"url {url!r} must be an https:// (or http://) address with a host", "url")
     if scheme == "http":
-        log.warning(
-            "outbound webhook %s: url %s uses http:// — payloads (tool inputs included) "
-            "travel unencrypted; prefer https://",
-            label,
-            url,
+        say(
+            ("url",),
+            f"url {url} uses http:// — payloads (tool inputs included) travel unencrypted; "
+            "prefer https://",
         )
     return url
 
 
-def _events(value: Any, label: str) -> tuple[str, ...]:
+def unknown_event(name: str) -> str:
+    """The message for an unknown event under ``hooks.outbound``, as the ``hooks:``
+    block words one: a did-you-mean, or where the names are listed."""
+    return (
+        f"unknown hook event '{name}' in hooks.outbound — {suggest_hook(name, outcome='dropped')}"
+    )
+
+
+def _events(value: Any, say: _Say) -> tuple[str, ...]:
     if not isinstance(value, list):
-        raise _Skip("'events' must be a list of event names, e.g. events: [on_session_end]")
+        raise _Skip(
+            "'events' must be a list of event names, e.g. events: [on_session_end]", "events"
+        )
     events: list[str] = []
-    for item in value:
+    for position, item in enumerate(value):
         name = item.strip() if isinstance(item, str) else item
         contract = CATALOGUE.get(name) if isinstance(name, str) else None
         if contract is not None and not contract.webhooks:
-            log.warning(
-                "outbound webhook %s: %s is not available to outbound webhooks: %s; dropped",
-                label,
-                name,
-                contract.webhook_refusal,
+            say(
+                ("events", position),
+                f"{name} is not available to outbound webhooks: {contract.webhook_refusal}; "
+                "dropped",
             )
         elif contract is None:
-            log.warning(
-                "outbound webhook %s: unknown event '%s' in hooks.outbound — %s Dropped.",
-                label,
-                name,
-                suggest_hook(str(name)),
-            )
+            say(("events", position), unknown_event(str(name)))
         elif name not in events:
             events.append(name)
     if not events:
-        raise _Skip("has no usable events left in 'events'")
+        raise _Skip("has no usable events left in 'events'", "events")
     return tuple(events)
 
 
-def _timeout(value: Any, label: str) -> int:
+def _timeout(value: Any, say: _Say) -> int:
     if value is None:
         return DEFAULT_TIMEOUT
     integral = isinstance(value, int) or (
         isinstance(value, float) and math.isfinite(value) and value.is_integer()
     )
     if isinstance(value, bool) or not integral:
-        log.warning(
-            "outbound webhook %s: timeout %r is not an integer number of seconds; using %d",
-            label,
-            value,
-            DEFAULT_TIMEOUT,
+        say(
+            ("timeout",),
+            f"timeout {value!r} is not an integer number of seconds; using {DEFAULT_TIMEOUT}",
         )
         return DEFAULT_TIMEOUT
     seconds = int(value)
     clamped = min(max(seconds, MIN_TIMEOUT), MAX_TIMEOUT)
     if clamped != seconds:
-        log.warning(
-            "outbound webhook %s: timeout %d is outside %d–%d seconds; clamped to %d",
-            label,
-            seconds,
-            MIN_TIMEOUT,
-            MAX_TIMEOUT,
-            clamped,
+        say(
+            ("timeout",),
+            f"timeout {seconds} is outside {MIN_TIMEOUT}–{MAX_TIMEOUT} seconds; "
+            f"clamped to {clamped}",
         )
     return clamped
 
 
-def _matcher(value: Any, events: tuple[str, ...], label: str) -> Matcher | None:
+def _matcher(value: Any, events: tuple[str, ...], label: str, say: _Say) -> Matcher | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise _Skip("'matcher' must be a string (a regular expression on the tool name)")
+        raise _Skip("'matcher' must be a string (a regular expression on the tool name)", "matcher")
     pattern = value.strip()
     if not pattern:
         return None
     if not any(CATALOGUE[e].matcher for e in events):
-        log.warning(
-            "outbound webhook %s: the matcher field is only honored for %s, and this "
+        say(
+            ("matcher",),
+            f"the matcher field is only honored for {' / '.join(_MATCHER_EVENTS)}, and this "
             "target subscribes to neither; the matcher is dropped and every subscribed "
             "event is delivered.",
-            label,
-            " / ".join(_MATCHER_EVENTS),
         )
         return None
-    return Matcher.compile(pattern, label)
+    return Matcher.compile(pattern, label, lambda message: say(("matcher",), message))
 
 
 def _secret(
-    entry: Mapping[str, Any], label: str, environ: Mapping[str, str]
+    entry: Mapping[str, Any], say: _Say, environ: Mapping[str, str]
 ) -> tuple[str | None, str | None, str]:
     """(secret text or None, secret_env name or None, secret source); a non-blank
     ``secret_env`` wins over ``secret``."""
     env_name = entry.get("secret_env")
     if env_name is not None and not isinstance(env_name, str):
-        raise _Skip("'secret_env' must be the name of an environment variable")
+        raise _Skip("'secret_env' must be the name of an environment variable", "secret_env")
     env_name = (env_name or "").strip()
     if env_name:
         value = environ.get(env_name, "")
         if not value.strip():
-            log.warning(
-                "outbound webhook %s: secret_env %s is not set — deliveries will be UNSIGNED",
-                label,
-                env_name,
+            say(
+                ("secret_env",),
+                f"secret_env {env_name} is not set — deliveries will be UNSIGNED",
             )
             return None, env_name, f"env:{env_name}"
         return value, env_name, f"env:{env_name}"
@@ -353,14 +396,16 @@ def _secret(
     if inline is None:
         return None, None, "none"
     if not isinstance(inline, str):
-        raise _Skip("'secret' must be a string (better: put it in an env var, use secret_env)")
+        raise _Skip(
+            "'secret' must be a string (better: put it in an env var, use secret_env)", "secret"
+        )
     if not inline:
         return None, None, "none"
     digest = hashlib.sha256(inline.encode("utf-8")).hexdigest()[:16]
     return inline, None, f"inline:{digest}"
 
 
-def _schedule(value: Any, label: str) -> tuple[float, ...] | None:
+def _schedule(value: Any, say: _Say) -> tuple[float, ...] | None:
     if value is None:
         return None
     ok = (
@@ -375,38 +420,44 @@ def _schedule(value: Any, label: str) -> tuple[float, ...] | None:
         )
     )
     if not ok:
-        log.warning(
-            "outbound webhook %s: retry_schedule must be a list of 1 to %d delays in "
-            "seconds (each above 0, at most %g); using the default",
-            label,
-            _MAX_SCHEDULE_ITEMS,
-            _MAX_SCHEDULE_DELAY,
+        say(
+            ("retry_schedule",),
+            f"retry_schedule must be a list of 1 to {_MAX_SCHEDULE_ITEMS} delays in "
+            f"seconds (each above 0, at most {_MAX_SCHEDULE_DELAY:g}); using the default",
         )
         return None
     return tuple(float(v) for v in value)
 
 
-def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[str, str]) -> Target:
+def _entry(
+    entry: Mapping[str, Any],
+    index: int,
+    label: str,
+    environ: Mapping[str, str],
+    say: _Say,
+    known_places: bool = False,
+) -> Target:
     unknown = sorted(str(k) for k in entry if k not in _KNOWN_KEYS)
-    if unknown:
-        log.warning(
-            "outbound webhook %s: unknown key(s) %s ignored (known: %s)",
-            label,
-            ", ".join(unknown),
-            ", ".join(sorted(_KNOWN_KEYS)),
+    if unknown and not known_places:
+        # A file's unknown keys are its schema check's, each at its line with a
+        # did-you-mean (hermes_hooks.config_schema); a config built in code has none.
+        say(
+            (),
+            f"unknown key(s) {', '.join(unknown)} ignored (known: "
+            f"{', '.join(sorted(_KNOWN_KEYS))})",
         )
     name = entry.get("name")
     if name is not None and not isinstance(name, str):
-        raise _Skip("'name' must be a string")
-    url = _url(entry.get("url"), label)
-    events = _events(entry.get("events"), label)
+        raise _Skip("'name' must be a string", "name")
+    url = _url(entry.get("url"), say)
+    events = _events(entry.get("events"), say)
     signature = entry.get("signature", "github")
     if signature not in _SIGNATURES:
-        raise _Skip(f"'signature' must be 'github' or 'standard', not {signature!r}")
+        raise _Skip(f"'signature' must be 'github' or 'standard', not {signature!r}", "signature")
     durable = entry.get("durable", False)
     if not isinstance(durable, bool):
-        raise _Skip(f"'durable' must be true or false, not {durable!r}")
-    secret, secret_env, secret_source = _secret(entry, label, environ)
+        raise _Skip(f"'durable' must be true or false, not {durable!r}", "durable")
+    secret, secret_env, secret_source = _secret(entry, say, environ)
     secrets: tuple[str, ...] = ()
     keys: tuple[bytes, ...] = ()
     if secret is not None:
@@ -419,13 +470,14 @@ def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[st
                 keys = tuple(standard_key(s) for s in secrets)
             except ValueError as exc:
                 raise _Skip(
-                    f"signature: standard needs whsec_<base64> secrets: the secret is {exc}"
+                    f"signature: standard needs whsec_<base64> secrets: the secret is {exc}",
+                    "signature",
                 ) from None
     elif signature == "standard":
-        log.warning(
-            "outbound webhook %s: signature: standard has no secret to sign with; "
-            "no webhook-signature header will be sent",
-            label,
+        say(
+            ("signature",),
+            "signature: standard has no secret to sign with; no webhook-signature header "
+            "will be sent",
         )
     return Target(
         index=index,
@@ -433,31 +485,33 @@ def _entry(entry: Mapping[str, Any], index: int, label: str, environ: Mapping[st
         url=url,
         events=events,
         name=(name.strip() or None) if isinstance(name, str) else None,
-        timeout=_timeout(entry.get("timeout"), label),
-        matcher=_matcher(entry.get("matcher"), events, label),
+        timeout=_timeout(entry.get("timeout"), say),
+        matcher=_matcher(entry.get("matcher"), events, label, say),
         secret_env=secret_env,
         secrets=secrets,
         secret_source=secret_source,
         signature=signature,
         standard_keys=keys,
         durable=durable,
-        retry_schedule=_schedule(entry.get("retry_schedule"), label),
+        retry_schedule=_schedule(entry.get("retry_schedule"), say),
     )
 
 
-def _unique_durable(targets: list[Target], source: str) -> list[Target]:
+def _unique_durable(targets: list[Target], source: str, config: Mapping[str, Any]) -> list[Target]:
     """Durable events are keyed by the target's label: it must be unique."""
     seen: set[str] = set()
     result = []
     for target in targets:
         if target.durable and target.label in seen:
-            log.warning(
-                "%s: durable targets need a unique name; '%s' is used twice, so this one "
-                "is delivered without the outbox. Fix: give it its own name.",
-                _where(source, target.index),
-                target.label,
+            note = _note(
+                config,
+                target.index,
+                ("name",),
+                f"durable targets need a unique name; '{target.label}' is used twice, so "
+                "this one is delivered without the outbox. Fix: give it its own name.",
             )
-            target = replace(target, durable=False)
+            _log_note(note, source)
+            target = replace(target, durable=False, notes=(*target.notes, note))
         elif target.durable:
             seen.add(target.label)
         result.append(target)
@@ -476,7 +530,8 @@ def parse_outbound(
     if hooks is None:
         return [], []
     if not isinstance(hooks, Mapping):
-        log.warning("%s: 'hooks' must be a mapping; outbound webhooks not loaded", source)
+        where = position_of(config, ("hooks",)) or source
+        log.warning("%s: 'hooks' must be a mapping; outbound webhooks not loaded", where)
         return [], []
     entries = hooks.get("outbound")
     if entries is None:
@@ -485,7 +540,7 @@ def parse_outbound(
         log.warning(
             "%s: hooks.outbound must be a list of targets (- url: ..., events: [...]); "
             "no outbound webhook loaded",
-            source,
+            position_of(config, ("hooks", "outbound")) or source,
         )
         return [], []
     targets: list[Target] = []
@@ -493,17 +548,42 @@ def parse_outbound(
     for index, entry in enumerate(entries):
         if not isinstance(entry, Mapping):
             reason = "must be a mapping with at least url and events"
-            log.warning("%s %s; skipped", _where(source, index), reason)
-            skipped.append(Skipped(index, f"#{index}", reason))
+            position = position_of(config, ("hooks", "outbound", index))
+            log.warning("%s: %s; skipped", _where(position or source, index), reason)
+            skipped.append(Skipped(index, f"#{index}", reason, position))
             continue
         _hide_in_logs(entry.get("url"))  # before anything can log it
         label = _label(entry, index)
+        notes: list[Note] = []
+
+        def say(
+            key: tuple[Any, ...], message: str, index: int = index, notes: list[Note] = notes
+        ) -> None:
+            note = _note(config, index, key, message)
+            _log_note(note, source)
+            notes.append(note)
+
         try:
-            targets.append(_entry(entry, index, label, env))
+            target = _entry(entry, index, label, env, say, isinstance(config, ConfigData))
         except _Skip as exc:
-            log.warning("%s (%s) %s; skipped", _where(source, index), label, exc)
-            skipped.append(Skipped(index, label, str(exc)))
-    return _unique_durable(targets, source), skipped
+            key = ("hooks", "outbound", index) + ((exc.key,) if exc.key else ())
+            position = position_of(config, key)
+            log.warning("%s: %s; skipped", _where(position or source, index), exc)
+            skipped.append(Skipped(index, label, str(exc), position, tuple(notes)))
+            continue
+        position = position_of(config, ("hooks", "outbound", index))
+        targets.append(replace(target, notes=tuple(notes), position=position))
+    return _unique_durable(targets, source, config), skipped
+
+
+def _note(config: Mapping[str, Any], index: int, key: tuple[Any, ...], message: str) -> Note:
+    """A problem of entry ``index`` about its ``key``, at the place it is written."""
+    position = position_of(config, ("hooks", "outbound", index, *key))
+    return Note(f"hooks.outbound[{index}]", message, position)
+
+
+def _log_note(note: Note, source: str) -> None:
+    log.warning("%s: %s: %s", note.position or source, note.where, note.message)
 
 
 @dataclass
@@ -524,6 +604,11 @@ class TargetRecord:
     durable: bool = False
     reason: str | None = None
     problems: list[str] = field(default_factory=list)
+    #: ``<file>:<line>:<col>`` of the entry (of what made a skipped entry unusable),
+    #: when the config was read from a file.
+    position: str | None = None
+    #: What was wrong with the entry as written: ``position``, ``where``, ``message``.
+    config_problems: list[dict[str, str | None]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready view for ``--json`` output."""

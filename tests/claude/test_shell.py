@@ -132,8 +132,8 @@ def test_without_shell_the_script_cannot_start_and_with_it_the_variable_is_bashs
     }
     write_config(home, block)
     approve(home, "on_session_start", direct)
-    # The variable's script cannot be pinned by path (approve refuses it, doctor reports
-    # it): only a bypass approves it, as a user of --accept-hooks would.
+    # A bypass approves it as a user of --accept-hooks would (approving it pins the
+    # plugin's script: test_a_plugin_root_command_is_pinned_to_the_file_bash_runs).
     hooks = load(accept_hooks=True)
     hooks.on_session_start(**payload("on_session_start", session_id="s-2"))
     context = hooks.pre_llm_call(**payload("pre_llm_call", session_id="s-2"))
@@ -233,3 +233,59 @@ def test_capture_stays_bounded_through_bash(claude: Callable[..., Hooks]) -> Non
         "block",
         f"hook {command} failed closed: stdout exceeded 1048576 bytes",
     )
+
+
+def test_a_plugin_root_command_is_pinned_to_the_file_bash_runs(
+    home: Path,
+    tmp_path: Path,
+    load: Callable[..., Hooks],
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    plugin = superpowers(tmp_path / "superpowers")
+    script = plugin / "hooks" / "run-hook.cmd"
+    entry = {"command": COMMAND, "plugin_root": str(plugin), "shell": "bash"}
+    write_config(home, {"SessionStart": [entry]})
+    # Consent writes out ${CLAUDE_PLUGIN_ROOT} as bash will: the plugin's script is pinned.
+    code, out = cli(home, capsys, "approve", "on_session_start", COMMAND)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1] == f"  script: {script}"
+    assert lines[3] == f"  sha256: {hashlib.sha256(RUN_HOOK.encode()).hexdigest()}"
+    code, out = cli(home, capsys, "doctor")
+    assert code == 0
+    subject = f"shell hooks.SessionStart[0] {COMMAND}"
+    assert f"✓ {subject}: program found and executable" in out.splitlines()
+    assert "not found" not in out
+    hooks = load()  # approved: no bypass needed
+    hooks.on_session_start(**payload("on_session_start", session_id="s-3"))
+    assert hooks.pre_llm_call(**payload("pre_llm_call", session_id="s-3")) == (
+        "You have superpowers from superpowers."
+    )
+    hooks.close(5)
+    # An edit of the file bash runs is the approved file's: doctor names its new sha256.
+    edited = RUN_HOOK + "echo changed >&2\n"
+    script.write_text(edited, encoding="utf-8")
+    before = hashlib.sha256(RUN_HOOK.encode()).hexdigest()[:12]
+    after = hashlib.sha256(edited.encode()).hexdigest()[:12]
+    code, out = cli(home, capsys, "doctor")
+    assert (
+        f"⚠ {subject}: script content changed since approval (sha256 {before}… → {after}…) — "
+        "review it, then re-approve: hermes-hooks approve on_session_start "
+        f"'{COMMAND}'"
+    ) in out.splitlines()
+    # The plugin root now names another copy: the command leads to a file that was
+    # not approved, so it does not run.
+    other = tmp_path / "other"
+    shutil.copytree(plugin, other)
+    write_config(home, {"SessionStart": [{**entry, "plugin_root": str(other)}]})
+    caplog.clear()
+    hooks = load()
+    hooks.on_session_start(**payload("on_session_start", session_id="s-4"))
+    assert hooks.pre_llm_call(**payload("pre_llm_call", session_id="s-4")) is None
+    assert [m for level, m in problems_of(caplog) if level == "ERROR"] == [
+        f"{home}/config.yaml: shell hook hooks.SessionStart[0] ({COMMAND}) refused: it "
+        f"resolved to {script} when approved and resolves to {other}/hooks/run-hook.cmd now. "
+        "Not run until approved again: review that file; if it is the one you mean, "
+        f"approve it: hermes-hooks approve on_session_start '{COMMAND}'"
+    ]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from hermes_hooks.cli import main
-from hermes_hooks.hookspecs import CATALOGUE
+from hermes_hooks.hookspecs import CATALOGUE, VALID_HOOKS
 from tests.helpers import write_plugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -123,6 +123,15 @@ def test_unknown_hook_is_a_usage_error(capsys: Any) -> None:
     code, _, err = run(capsys, "hooks", "pre_tool")
     assert code == 2
     assert err == "hermes-hooks: unknown hook 'pre_tool' — did you mean 'pre_tool_call'?\n"
+
+
+def test_unknown_hook_without_a_close_name_points_at_the_list(capsys: Any) -> None:
+    code, _, err = run(capsys, "hooks", "zzzz")
+    assert code == 2
+    assert err == (
+        "hermes-hooks: unknown hook 'zzzz' — no hook has a similar name; "
+        f"`hermes-hooks hooks` lists the {len(VALID_HOOKS)} events.\n"
+    )
 
 
 def test_no_command_prints_help_and_exits_2(capsys: Any) -> None:

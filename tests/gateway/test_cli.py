@@ -180,10 +180,10 @@ def test_doctor_reports_problems_with_the_file_and_the_key(
         f"Error loading hook nohandle ({hooks_dir / 'nohandle' / 'handler.py'}): no 'handle' "
         f"function found in {hooks_dir / 'nohandle' / 'handler.py'}; fix: define "
         "handle(event_type, context) (def or async def)",
-        f"✗ gateway hook stringy: {hooks_dir / 'stringy' / 'HOOK.yaml'} (key 'events'): "
+        f"✗ gateway hook stringy: {hooks_dir / 'stringy' / 'HOOK.yaml'}:1:1 (key 'events'): "
         "Skipping stringy: 'events' must be a list of event names; fix: write events as a "
         "YAML list of event names, e.g. events: [agent:start, agent:end]",
-        f"⚠ gateway hook typo: {hooks_dir / 'typo' / 'HOOK.yaml'} (key 'events'): typo: "
+        f"⚠ gateway hook typo: {hooks_dir / 'typo' / 'HOOK.yaml'}:2:1 (key 'events'): typo: "
         "unknown event 'agnet:start' — did you mean 'agent:start'?; fix: use a gateway "
         "event (docs/gateway-hooks.md), a command:<name>, or a <prefix>:* wildcard",
         "✓ gateway hook typo: loaded as gateway:typo (async handler) for agnet:start",
@@ -215,7 +215,7 @@ def test_doctor_in_safe_mode_reads_manifests_only(
         {
             "level": "error",
             "subject": "gateway hook stringy",
-            "message": f"{directory / 'HOOK.yaml'} (key 'events'): Skipping stringy: 'events' "
+            "message": f"{directory / 'HOOK.yaml'}:1:1 (key 'events'): Skipping stringy: 'events' "
             "must be a list of event names; fix: write events as a YAML list of event names, "
             "e.g. events: [agent:start, agent:end]",
             "entry": "gateway hook stringy",

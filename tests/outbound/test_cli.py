@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import subprocess
 import sys
 import textwrap
@@ -56,8 +57,9 @@ def test_list_shows_every_target(
         "  ✓ tool-monitor → https://metrics.example.com/hooks/hermes",
         "      events: post_tool_call  matcher: terminal|delegate_task",
         "      timeout: 10 s · UNSIGNED · best effort",
-        "  ✗ hooks.outbound[2] ftp://nowhere.example/: skipped — url 'ftp://nowhere.example/' "
-        "must be an https:// (or http://) address with a host",
+        "  ✗ hooks.outbound[2] ftp://nowhere.example/: skipped",
+        f"      ✗ {home / 'config.yaml'}:13:7: hooks.outbound[2]: url 'ftp://nowhere.example/' "
+        "must be an https:// (or http://) address with a host; skipped",
     ]
 
 
@@ -113,13 +115,20 @@ def test_doctor_checks_scheme_secret_and_outbox(
         outbox.dead(row_id, attempts=7, now=time.time(), error="HTTP 500")
     outbox.close()
     assert main(["--home", str(home), "doctor", "--json"]) == 1
+    config = str(home / "config.yaml")
     findings = [
         (f["level"], f["subject"], f["message"])
         for f in json.loads(capsys.readouterr().out)["findings"]
-        if f["subject"].startswith(("outbound", "outbox"))
+        if f["subject"].startswith(("outbound", "outbox", config))
     ]
+    # What is wrong in the file is said at its place in it, as for the hooks: block.
     assert findings == [
-        ("warn", "outbound plain", "uses http:// — payloads travel unencrypted; use https://"),
+        (
+            "warn",
+            f"{config}:5:7",
+            "hooks.outbound[0]: url http://10.9.9.9/hook uses http:// — payloads (tool inputs "
+            "included) travel unencrypted; prefer https://",
+        ),
         (
             "info",
             "outbound plain",
@@ -127,11 +136,15 @@ def test_doctor_checks_scheme_secret_and_outbox(
         ),
         (
             "warn",
-            "outbound ci",
-            "secret_env HERMES_TEST_NOT_SET (not set): deliveries are UNSIGNED until the "
-            "variable is set",
+            f"{config}:11:7",
+            "hooks.outbound[1]: secret_env HERMES_TEST_NOT_SET is not set — deliveries will be "
+            "UNSIGNED",
         ),
-        ("error", "outbound https://x.example/", "skipped: has no usable events left in 'events'"),
+        (
+            "error",
+            f"{config}:14:7",
+            "hooks.outbound[2]: has no usable events left in 'events'; skipped",
+        ),
         (
             "warn",
             "outbox ci",
@@ -276,3 +289,90 @@ acknowledge, do not process again
     assert _text({"event": "x", "delivery_id": "d", "body": "raw"}) == (
         "• x  d  signature not checked (no --secret-env)\nraw"
     )
+
+
+def test_an_unknown_outbound_event_is_placed_and_named_briefly(
+    env: OutboundEnv, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env.write(
+        """
+        hooks:
+          outbound:
+            - name: ci
+              url: https://ci.example/hook
+              secret: s
+              events: [on_sesion_end, zzzz, subagent_stop]
+            - name: none-left
+              url: https://x.example/
+              events: [zzzz]
+        """
+    )
+    config = home / "config.yaml"
+    assert main(["--home", str(home), "doctor"]) == 1
+    out, err = capsys.readouterr()
+    lines = [line for line in out.splitlines() if "hooks.outbound" in line]
+    # The hooks: block's shape: place, entry, then a did-you-mean or where the names are.
+    assert lines == [
+        f"⚠ {config}:7:7: hooks.outbound[0]: unknown hook event 'on_sesion_end' in "
+        "hooks.outbound — did you mean 'on_session_end'?",
+        f"⚠ {config}:7:7: hooks.outbound[0]: unknown hook event 'zzzz' in hooks.outbound — "
+        "no hook has a similar name; dropped. `hermes-hooks hooks` lists the 37 events",
+        f"✗ {config}:10:7: hooks.outbound[1]: has no usable events left in 'events'; skipped",
+        f"⚠ {config}:10:7: hooks.outbound[1]: unknown hook event 'zzzz' in hooks.outbound — "
+        "no hook has a similar name; dropped. `hermes-hooks hooks` lists the 37 events",
+    ]
+    assert "on_session_end, on_stream_delta" not in out + err  # never the whole list
+    assert err == ""  # each said once: the load's log lines are held back
+    assert main(["--home", str(home), "list"]) == 0
+    out = capsys.readouterr().out
+    section = out[out.index("Outbound webhooks") : out.index("Gateway hooks")].splitlines()
+    assert section == [
+        "Outbound webhooks (2):",
+        "  ✓ ci → https://ci.example/hook",
+        "      events: subagent_stop",
+        "      timeout: 10 s · signed (inline secret) · best effort",
+        f"      ⚠ {config}:7:7: hooks.outbound[0]: unknown hook event 'on_sesion_end' in "
+        "hooks.outbound — did you mean 'on_session_end'?",
+        f"      ⚠ {config}:7:7: hooks.outbound[0]: unknown hook event 'zzzz' in "
+        "hooks.outbound — no hook has a similar name; dropped. `hermes-hooks hooks` lists "
+        "the 37 events",
+        "  ✗ hooks.outbound[1] none-left: skipped",
+        f"      ✗ {config}:10:7: hooks.outbound[1]: has no usable events left in 'events'; skipped",
+        f"      ⚠ {config}:10:7: hooks.outbound[1]: unknown hook event 'zzzz' in "
+        "hooks.outbound — no hook has a similar name; dropped. `hermes-hooks hooks` lists "
+        "the 37 events",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "hooks:\n  outbound: {url: x}\n",
+            [
+                "{config}:2:3: hooks.outbound must be a list of targets (- url: ..., events: "
+                "[...]); no outbound webhook loaded"
+            ],
+        ),
+        (
+            "hooks: [a]\n",
+            [
+                "{config}:1:1: 'hooks' must be a mapping of event names to lists of entries, got "
+                "list; no shell hook loaded. Fix: write each event as a key ('pre_tool_call:') "
+                "with its entries as a list under it",
+                "{config}:1:1: 'hooks' must be a mapping; outbound webhooks not loaded",
+            ],
+        ),
+    ],
+)
+def test_a_block_of_the_wrong_shape_is_named_at_its_line(
+    env: OutboundEnv,
+    home: Path,
+    caplog: pytest.LogCaptureFixture,
+    text: str,
+    expected: list[str],
+) -> None:
+    env.load(text)
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    config = home / "config.yaml"
+    assert [m for m in said if "must be a" in m] == [e.format(config=config) for e in expected]

@@ -513,8 +513,8 @@ def test_unset_secret_env_delivers_unsigned_without_falling_back(
     (request,) = endpoint.wait_requests(1)
     assert request.header("X-Hermes-Signature-256") is None
     assert (
-        "outbound webhook ci-notify: secret_env HERMES_TEST_UNSET_SECRET is not set — "
-        "deliveries will be UNSIGNED"
+        f"{env.home / 'config.yaml'}:7:7: hooks.outbound[0]: secret_env HERMES_TEST_UNSET_SECRET "
+        "is not set — deliveries will be UNSIGNED"
     ) in messages(caplog)
     lines = env.source(hooks).section().lines
     assert "UNSIGNED (secret_env HERMES_TEST_UNSET_SECRET (not set))" in "\n".join(lines)

@@ -56,11 +56,13 @@ def test_list_doctor_and_repr_hide_url_credentials(
         assert_clean(out + err)
     _, out, _ = run(capsys, home, "list")
     assert f"  ✓ {shown_url(port)} → {shown_url(port)}" in out.splitlines()
-    assert (
-        "  ✗ hooks.outbound[1] ftp://***@127.0.0.1/x?token=***: skipped — url "
+    lines = out.splitlines()
+    skipped = lines.index("  ✗ hooks.outbound[1] ftp://***@127.0.0.1/x?token=***: skipped")
+    assert lines[skipped + 1] == (
+        f"      ✗ {home / 'config.yaml'}:6:7: hooks.outbound[1]: url "
         "'ftp://***@127.0.0.1/x?token=***' must be an https:// (or http://) address with a "
-        "host"
-    ) in out.splitlines()
+        "host; skipped"
+    )
     _, out, _ = run(capsys, home, "list", "--json")
     assert json.loads(out)["outbound"][0]["url"] == shown_url(port)
 

@@ -93,14 +93,33 @@ def test_test_runs_unapproved_hooks_under_a_bypass_without_writing_the_allowlist
     assert not (home / ALLOWLIST_NAME).exists()
 
 
-def test_test_unknown_event_reports_the_valid_set_and_exits_2(cli: Run) -> None:
+def test_test_unknown_event_suggests_the_close_name_and_exits_2(cli: Run) -> None:
     code, out, err = cli("test", "pre_tool_cal")
     assert code == 2
     assert out == ""
-    assert err.splitlines() == [
-        "Unknown event: 'pre_tool_cal' — did you mean 'pre_tool_call'?",
-        "Valid events: " + ", ".join(sorted(VALID_HOOKS)),
-    ]
+    # The one close name, not the whole list of them.
+    assert err == "Unknown event: 'pre_tool_cal' — did you mean 'pre_tool_call'?\n"
+
+
+def test_test_unknown_event_without_a_close_name_points_at_the_list(cli: Run) -> None:
+    code, out, err = cli("test", "zzzz")
+    assert (code, out) == (2, "")
+    assert err == (
+        "Unknown event: 'zzzz' — no hook has a similar name; "
+        f"`hermes-hooks hooks` lists the {len(VALID_HOOKS)} events.\n"
+    )
+
+
+def test_approve_unknown_event_without_a_close_name_points_at_the_list(
+    home: Path, cli: Run
+) -> None:
+    code, _, err = cli("approve", "zzzz", "/x.sh")
+    assert code == 2
+    assert err == (
+        "hermes-hooks: unknown event 'zzzz' — no hook has a similar name; "
+        f"`hermes-hooks hooks` lists the {len(VALID_HOOKS)} events.\n"
+    )
+    assert not (home / ALLOWLIST_NAME).exists()
 
 
 def test_test_on_a_valid_event_does_not_list_the_valid_set(cli: Run) -> None:

@@ -205,7 +205,7 @@ def test_a_non_boolean_otel_setting_is_a_loud_error_naming_file_and_key(
     caplog.set_level(logging.ERROR, logger="hermes_hooks.telemetry")
     hooks = load()
     expected = (
-        f"{home / 'config.yaml'}: telemetry.otel must be true or false, got 'no' (str); "
+        f"{home / 'config.yaml'}:2:3: telemetry.otel must be true or false, got 'no' (str); "
         "OpenTelemetry stays on. Fix: write 'otel: false' (no quotes) to turn it off, "
         "or 'otel: true'."
     )
