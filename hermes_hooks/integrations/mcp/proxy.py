@@ -151,12 +151,20 @@ class Proxy:
     # -- running ---------------------------------------------------------------------
 
     async def serve(self, client: ClientEnd) -> int:
+        """Start the upstream, then :meth:`relay` until the client's end closes; 0."""
+        await self.start()
+        return await self.relay(client)
+
+    async def start(self) -> None:
+        """Start (connect to) the upstream; raises ``OSError`` when it cannot."""
+        await self.upstream.start()
+
+    async def relay(self, client: ClientEnd) -> int:
         """Relay until the client's end closes, then end the upstream and the session;
         return 0.  The ending runs shielded: a front end cancelling the session (an
         idle HTTP session, the server shutting down) still ends the upstream's process
         group and fires ``on_session_end``."""
         self._client = client
-        await self.upstream.start()
         from_upstream = asyncio.create_task(self._from_upstream())
         try:
             await self._from_client(client)
