@@ -229,7 +229,17 @@ class Sessions:
         """Start a session (its upstream first) and let its transport answer the POST
         that opens it (an ``initialize``); a refused opening ends the session again."""
         from mcp.server.streamable_http import StreamableHTTPServerTransport
+        from mcp.server.transport_security import TransportSecurityMiddleware
+        from starlette.requests import Request
 
+        # The transport checks Host and Origin too, but only once the session (and its
+        # upstream child) exists: a web page must not get children started at all.
+        refused = await TransportSecurityMiddleware(self._security).validate_request(
+            Request(scope, receive), is_post=True
+        )
+        if refused is not None:
+            await refused(scope, receive, send)
+            return
         transport = StreamableHTTPServerTransport(
             mcp_session_id=uuid.uuid4().hex,
             security_settings=self._security,

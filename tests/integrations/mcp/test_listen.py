@@ -4,6 +4,7 @@ real process on 127.0.0.1, each session relayed to its own SDK-built upstream ch
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import os
 import re
@@ -103,7 +104,9 @@ def _wait_for(condition: Any, seconds: float = 20) -> None:
 
 
 @contextmanager
-def listening(home: Path, tmp_path: Path, *extra: str) -> Iterator[tuple[str, Any]]:
+def listening(
+    home: Path, tmp_path: Path, *extra: str, upstream: list[str] | None = None
+) -> Iterator[tuple[str, Any]]:
     """The proxy listening on 127.0.0.1 (a port it picks), started as a client's
     operator would; yields its URL and process, and stops it with SIGTERM."""
     calls = tmp_path / "calls.jsonl"
@@ -111,7 +114,7 @@ def listening(home: Path, tmp_path: Path, *extra: str) -> Iterator[tuple[str, An
     command = [*_proxy_command(home), "--name", "fx", "--accept-hooks", "--listen"]
     command += ["127.0.0.1:0", *extra]
     if "--upstream-url" not in extra:
-        command += ["--", sys.executable, str(UPSTREAM), str(calls)]
+        command += ["--", *(upstream or [sys.executable, str(UPSTREAM), str(calls)])]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with errlog.open("a", encoding="utf-8") as err:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=err, env=env)
@@ -278,6 +281,45 @@ def test_an_http_upstream_behind_an_http_listener_is_guarded_the_same(
     assert (blocked.is_error, texts(blocked)) == (True, ["deleting is not allowed here"])
     assert texts(passed) == ["echo: hi"]
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "hi"}}]
+
+
+def test_a_request_naming_another_host_is_refused_before_any_upstream_starts(
+    home: Path, tmp_path: Path
+) -> None:
+    # What a web page reaching 127.0.0.1 through a rebound DNS name would send.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "page", "version": "1"},
+        },
+    }
+    started = tmp_path / "upstream-started"
+    upstream = ["sh", "-c", f": > '{started}'; exec sleep 60"]
+    with listening(home, tmp_path, upstream=upstream) as (url, _proxy):
+        port = int(url.rsplit(":", 1)[1].split("/")[0])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        try:
+            connection.request(
+                "POST",
+                "/mcp",
+                json.dumps(initialize),
+                {
+                    "Host": f"attacker.example:{port}",
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
+            answer = connection.getresponse()
+            status, body = answer.status, answer.read()
+        finally:
+            connection.close()
+    assert (status, body) == (421, b"Invalid Host header")
+    assert started.exists() is False  # no upstream was started for it
+    assert _events(home) == []
 
 
 @pytest.mark.parametrize(
