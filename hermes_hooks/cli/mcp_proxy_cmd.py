@@ -91,6 +91,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "anyone who reaches the port can call the guarded tools)",
     )
     parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --listen: end a session (and its upstream) after SECONDS with no "
+        "request in flight and no open stream, as a client that vanished without ending "
+        "it leaves it (default 1800)",
+    )
+    parser.add_argument(
         "--record",
         metavar="PATH",
         help="write the session's tool calls as a recording that hermes-hooks replay runs "
@@ -200,6 +209,12 @@ def _listen(args: argparse.Namespace, options: Any, new_upstream: Callable[[], A
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.idle_timeout is not None and not 0 < args.idle_timeout < float("inf"):
+        print(
+            f"hermes-hooks: --idle-timeout {args.idle_timeout}: give a positive number of seconds",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     hooks = load_home(args, strict=True)  # strict for the reason given for stdio
     try:
         try:
@@ -223,6 +238,7 @@ def _listen(args: argparse.Namespace, options: Any, new_upstream: Callable[[], A
             file=sys.stderr,
             flush=True,
         )
-        return asyncio.run(listen.serve_http(open_proxy, sock, host))
+        idle = args.idle_timeout or listen.IDLE_TIMEOUT
+        return asyncio.run(listen.serve_http(open_proxy, sock, host, idle))
     finally:
         hooks.close()

@@ -288,6 +288,11 @@ class Sessions:
                         log.info("session %s: idle for %s s, ended", session_id, self._idle_timeout)
                 finally:
                     pump.cancel()
+                    # Ended here (idle, the proxy stopping): terminate before the
+                    # streams close, or the transport reports their closing as a fault.
+                    if not transport.is_terminated:
+                        with anyio.CancelScope(shield=True):
+                            await transport.terminate()
         except Exception as exc:  # one session failing must not stop the others
             log.error("session %s failed: %r", session_id, exc)
         finally:

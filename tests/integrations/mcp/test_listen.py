@@ -248,6 +248,34 @@ def _alive(pid: int) -> bool:
     return stat.rpartition(")")[2].split()[0] != "Z"
 
 
+def test_a_client_that_vanishes_without_ending_its_session_has_it_ended_when_idle(
+    home: Path, tmp_path: Path
+) -> None:
+    with listening(home, tmp_path, "--idle-timeout", "1") as (url, proxy):
+
+        async def vanish() -> tuple[list[str], list[int]]:
+            # No DELETE on leaving: as a client that crashed or lost the network.
+            transport = streamable_http_client(url, terminate_on_close=False)
+            async with Client(transport) as client:
+                answer = await client.call_tool("echo", {"text": "bye"})
+                return texts(answer), _children(proxy.pid)
+
+        answer, upstreams = asyncio.run(vanish())
+        _wait_for(lambda: _events(home)[-1:] and _events(home)[-1]["hook"] == "on_session_end")
+        remaining = _children(proxy.pid)
+        assert proxy.poll() is None
+    assert answer == ["echo: bye"]
+    assert len(upstreams) == 1
+    assert remaining == []
+    log = (tmp_path / "proxy.log").read_text(encoding="utf-8")
+    assert log == f"hermes-hooks: mcp-proxy listening on {url}\n"
+    assert [e["hook"] for e in _events(home)] == [
+        "on_session_start",
+        "pre_tool_call",
+        "on_session_end",
+    ]
+
+
 def test_an_http_upstream_behind_an_http_listener_is_guarded_the_same(
     home: Path, tmp_path: Path
 ) -> None:
@@ -319,6 +347,10 @@ def test_a_request_naming_another_host_is_refused_before_any_upstream_starts(
             connection.close()
     assert (status, body) == (421, b"Invalid Host header")
     assert started.exists() is False  # no upstream was started for it
+    assert (tmp_path / "proxy.log").read_text(encoding="utf-8").splitlines() == [
+        f"hermes-hooks: mcp-proxy listening on {url}",
+        f"WARNING mcp.server.transport_security: Invalid Host header: attacker.example:{port}",
+    ]
     assert _events(home) == []
 
 
