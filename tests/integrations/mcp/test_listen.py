@@ -276,6 +276,46 @@ def test_a_client_that_vanishes_without_ending_its_session_has_it_ended_when_idl
     ]
 
 
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, or ``error`` itself."""
+    inner = getattr(error, "exceptions", None)
+    if inner is None:
+        return [error]
+    return [leaf for each in inner for leaf in _leaves(each)]
+
+
+def test_an_upstream_that_cannot_start_fails_that_session_with_a_clear_error_only(
+    home: Path, tmp_path: Path
+) -> None:
+    missing = str(tmp_path / "no-such-server")
+    with listening(home, tmp_path, upstream=[missing]) as (url, proxy):
+
+        async def connect() -> None:
+            async with Client(streamable_http_client(url)):
+                pass
+
+        with pytest.raises(BaseException) as failed:
+            asyncio.run(connect())
+        still_serving = proxy.poll() is None
+    leaves = _leaves(failed.value)
+    assert [(type(e).__name__, str(e)) for e in leaves] == [
+        (
+            "MCPError",
+            "the proxy cannot start the upstream server: "
+            f"[Errno 2] No such file or directory: '{missing}'",
+        )
+    ]
+    assert still_serving is True  # one session failing does not stop the proxy
+    log = (tmp_path / "proxy.log").read_text(encoding="utf-8").splitlines()
+    assert len(log) == 2
+    assert re.fullmatch(
+        r"ERROR hermes_hooks\.mcp: session [0-9a-f]{32}: cannot start the upstream server: "
+        + re.escape(f"[Errno 2] No such file or directory: '{missing}'"),
+        log[1],
+    )
+    assert _events(home) == []
+
+
 def test_an_http_upstream_behind_an_http_listener_is_guarded_the_same(
     home: Path, tmp_path: Path
 ) -> None:
