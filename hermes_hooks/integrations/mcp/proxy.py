@@ -1,9 +1,12 @@
 """The guarding MCP proxy: a message relay between one client and one upstream server.
 
-Design (measured by ``python -m bench mcp``): the proxy relays JSON-RPC lines on plain
-asyncio streams and decodes every line with the SDK's own message types
+Design (measured by ``python -m bench mcp``): the proxy relays JSON-RPC lines and
+decodes every line with the SDK's own message types
 (:data:`mcp_types.jsonrpc.jsonrpc_message_adapter`), instead of running an SDK server
-session in front of an SDK client session.  Only ``tools/call`` and ``tools/list`` are
+session in front of an SDK client session.  The lines come from a front end's
+:class:`ClientEnd`: plain asyncio streams over stdio (:mod:`.stdio`), the SDK's
+server-side streamable HTTP transport per session (:mod:`.listen`); every hook, pin and
+filter decision is made here, once, for both.  Only ``tools/call`` and ``tools/list`` are
 acted on; every other message (resources, prompts, notifications, progress,
 cancellation, sampling and elicitation requests from the upstream, and the answers to
 them) is forwarded as the very bytes that arrived, ids untouched, in both directions.
