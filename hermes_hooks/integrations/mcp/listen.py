@@ -190,9 +190,6 @@ class Sessions:
         self._transports: dict[str, Any] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
-    def __len__(self) -> int:
-        return len(self._transports)
-
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Route one HTTP request: to its session's transport, or open a session."""
         if scope["type"] != "http":
@@ -249,10 +246,6 @@ class Sessions:
         opened: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
         self._transports[session_id] = transport
         self._tasks[session_id] = asyncio.create_task(self._run(transport, opened))
-        failed = await opened
-        if failed is not None:
-            await _answer(send, 502, failed, code=-32603)
-            return
         status: int | None = None
 
         async def watch(message: dict[str, Any]) -> None:
@@ -261,13 +254,24 @@ class Sessions:
                 status = message["status"]
             await send(message)
 
-        await transport.handle_request(scope, receive, watch)
-        if status is None or status >= 400:
-            await self._end(session_id)
+        try:
+            failed = await opened
+            if failed is not None:
+                await _answer(send, 502, failed, code=-32603)
+                return
+            await transport.handle_request(scope, receive, watch)
+        finally:
+            # Refused, failed or cancelled (the client hung up): no session was
+            # established, so none may keep an upstream running.
+            if status is None or status >= 400:
+                with anyio.CancelScope(shield=True):
+                    await self._end(session_id)
 
     async def _run(self, transport: Any, opened: asyncio.Future[str | None]) -> None:
         """One session: the upstream, the transport's streams, the relay between them."""
         session_id: str = transport.mcp_session_id
+        proxy: Proxy | None = None
+        relayed = False
         try:
             proxy = self._open_proxy(session_id)
             try:
@@ -275,6 +279,7 @@ class Sessions:
             except OSError as exc:
                 log.error("session %s: cannot start the upstream server: %s", session_id, exc)
                 opened.set_result(f"the proxy cannot start the upstream server: {exc}")
+                proxy = None
                 return
             async with transport.connect() as (read, write):
                 end = _HttpEnd(read, write)
@@ -282,6 +287,7 @@ class Sessions:
                 opened.set_result(None)
                 idle = transport.idle_scope or anyio.CancelScope()
                 try:
+                    relayed = True  # from here the relay ends the upstream however it ends
                     with idle:
                         await proxy.relay(end)
                     if idle.cancelled_caught:
@@ -296,6 +302,9 @@ class Sessions:
         except Exception as exc:  # one session failing must not stop the others
             log.error("session %s failed: %r", session_id, exc)
         finally:
+            if proxy is not None and not relayed:  # started, but never relayed
+                with anyio.CancelScope(shield=True):
+                    await proxy.upstream.stop()
             if not opened.done():
                 opened.set_result("the session could not start")
             self._transports.pop(session_id, None)
