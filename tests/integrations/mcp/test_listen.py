@@ -139,7 +139,8 @@ def test_a_gate_blocks_one_tool_over_http_passes_another_and_the_session_end_end
     home: Path, tmp_path: Path
 ) -> None:
     calls = tmp_path / "calls.jsonl"
-    with listening(home, tmp_path) as (url, proxy):
+    record = ("--record", str(tmp_path / "rec.jsonl"))
+    with listening(home, tmp_path, *record) as (url, proxy):
         assert _children(proxy.pid) == []  # no upstream before a client session
 
         async def session() -> tuple[list[str], Any, Any, list[int]]:
@@ -171,6 +172,10 @@ def test_a_gate_blocks_one_tool_over_http_passes_another_and_the_session_end_end
         {"hook": "pre_tool_call", "tool": "mcp__fx__echo", "session": session_id},
         {"hook": "on_session_end", "session": session_id, "reason": "mcp_client_disconnected"},
     ]
+    # One recording per session, named by it (sessions would overwrite one file).
+    assert sorted(tmp_path.glob("rec*")) == [tmp_path / f"rec.{session_id}.jsonl"]
+    recorded = (tmp_path / f"rec.{session_id}.jsonl").read_text(encoding="utf-8")
+    assert ("mcp__fx__delete" in recorded, "mcp__fx__echo" in recorded) == (True, True)
 
 
 def test_progress_elicitation_resources_and_prompts_pass_through_over_http(
