@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp import Client
+from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitResult
 
@@ -279,6 +279,29 @@ def test_a_client_that_vanishes_without_ending_its_session_has_it_ended_when_idl
         "pre_tool_call",
         "on_session_end",
     ]
+
+
+def test_the_upstream_killed_mid_call_gives_the_http_client_an_error_and_the_session_goes_on(
+    home: Path, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    with listening(home, tmp_path) as (url, _proxy):
+
+        async def session() -> tuple[str, list[str]]:
+            async with Client(streamable_http_client(url)) as client:
+                await client.list_tools()
+                call = asyncio.create_task(client.call_tool("hang", {}))
+                await asyncio.to_thread(_wait_for, lambda: bool(upstream_calls(calls)), 30)
+                os.kill(upstream_calls(calls)[0]["arguments"]["pid"], signal.SIGKILL)
+                with pytest.raises(MCPError) as failed:
+                    await call
+                return str(failed.value), [t.name for t in (await client.list_tools()).tools]
+
+        failed, after = asyncio.run(session())
+    assert failed == "the upstream server exited (code -9)"
+    assert after == ALL_TOOLS  # from the last listing: the session is kept
+    log = (tmp_path / "proxy.log").read_text(encoding="utf-8")
+    assert log.count("the upstream server exited (code -9)") == 1  # logged once
 
 
 def _leaves(error: BaseException) -> list[BaseException]:
