@@ -14,6 +14,7 @@ NEEDS_EXTRA = {
     "hermes_hooks.integrations.claude_agent_sdk": "claude_agent_sdk",
     "hermes_hooks.integrations.mcp.proxy": "mcp_types",
     "hermes_hooks.integrations.mcp.stdio": "mcp_types",
+    "hermes_hooks.integrations.mcp.listen": "mcp_types",
 }
 
 

@@ -2,9 +2,11 @@
 
 Starts COMMAND as the upstream MCP server (a child in its own process group, talking
 over its stdin and stdout) and serves the MCP client on this process's stdin and
-stdout, firing the home's hooks on every ``tools/call`` under the name
-``mcp__<NAME>__<tool>``.  Everything hooks print goes to stderr, which MCP clients
-keep as the server's log.  Needs the ``mcp`` extra (``pip install 'hermes-hooks[mcp]'``).
+stdout (or, with ``--listen HOST:PORT``, MCP clients over streamable HTTP at
+``http://HOST:PORT/mcp``, one upstream per client session), firing the home's hooks on
+every ``tools/call`` under the name ``mcp__<NAME>__<tool>``.  Everything hooks print
+goes to stderr, which MCP clients keep as the server's log.  Needs the ``mcp`` extra
+(``pip install 'hermes-hooks[mcp]'``).
 
 MCP clients pass only a few environment variables to the servers they start, so give
 the home with ``--home`` in the server entry rather than relying on ``HERMES_HOME``.
@@ -14,8 +16,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from hermes_hooks.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
@@ -23,8 +28,11 @@ EPILOG = (
     "Example server entry: command hermes-hooks, args [mcp-proxy, --home, /home/me/.hermes, "
     "--name, files, --, npx, -y, @modelcontextprotocol/server-filesystem, /srv]. "
     "Tool definitions must be approved (hermes-hooks approve mcp__files__*) or accepted "
-    "for a run (--accept-hooks); a changed definition is hidden and refused. Exit codes: "
-    "0 the client closed the session; 1 the upstream could not be started; 2 bad usage."
+    "for a run (--accept-hooks); a changed definition is hidden and refused. Over HTTP: "
+    "--listen 127.0.0.1:8931 -- COMMAND serves http://127.0.0.1:8931/mcp, starting one "
+    "COMMAND per client session. Exit codes: 0 the client closed the session (or a "
+    "signal stopped the listening proxy); 1 the upstream could not be started or the "
+    "address not bound; 2 bad usage."
 )
 
 
@@ -70,9 +78,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="reach the upstream over streamable HTTP at URL instead of starting COMMAND",
     )
     parser.add_argument(
+        "--listen",
+        metavar="HOST:PORT",
+        help="serve clients over streamable HTTP at http://HOST:PORT/mcp instead of "
+        "stdio; each client session gets its own upstream (port 0: any free port, "
+        "printed on stderr). Only loopback addresses unless --allow-remote",
+    )
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let --listen bind an address other machines can reach (no authentication: "
+        "anyone who reaches the port can call the guarded tools)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --listen: end a session (and its upstream) after SECONDS with no "
+        "request in flight and no open stream, as a client that vanished without ending "
+        "it leaves it (default 1800)",
+    )
+    parser.add_argument(
         "--record",
         metavar="PATH",
-        help="write the session's tool calls as a recording that hermes-hooks replay runs",
+        help="write the session's tool calls as a recording that hermes-hooks replay runs "
+        "(with --listen: one file per session, PATH's name followed by the session id)",
     )
     parser.add_argument("upstream", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
 
@@ -128,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
             "client's configuration so that matchers written for it match.",
             file=sys.stderr,
         )
+    if args.listen:
+        return _listen(args, options, upstream_factory(args, command))
     stdin = sys.stdin
     with hook_output_to_stderr() as protocol_out:
         # Strict: a config.yaml that cannot be used as written would otherwise serve
@@ -145,3 +178,67 @@ def run(args: argparse.Namespace) -> int:
         finally:
             hooks.close()
     return EXIT_OK
+
+
+def upstream_factory(args: argparse.Namespace, command: list[str]) -> Callable[[], Any]:
+    """A fresh upstream per call: each HTTP client session gets its own."""
+    from hermes_hooks.integrations.mcp.upstreams import HttpUpstream, StdioUpstream
+
+    if args.upstream_url:
+        return lambda: HttpUpstream(args.upstream_url)
+    return lambda: StdioUpstream(command)
+
+
+def _listen(args: argparse.Namespace, options: Any, new_upstream: Callable[[], Any]) -> int:
+    """Serve clients over streamable HTTP until a signal stops the proxy."""
+    from hermes_hooks.cli._run import load_home
+    from hermes_hooks.integrations.mcp import listen
+    from hermes_hooks.integrations.mcp.pins import ToolPins
+    from hermes_hooks.integrations.mcp.proxy import Proxy
+
+    try:
+        host, port = listen.parse_listen(args.listen)
+    except ValueError as exc:
+        print(f"hermes-hooks: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not listen.is_loopback(host) and not args.allow_remote:
+        print(
+            f"hermes-hooks: --listen {args.listen}: {host} is not a loopback address, so "
+            "other machines could call the tools without any authentication; listen on "
+            "127.0.0.1, or add --allow-remote if that network is trusted",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.idle_timeout is not None and not 0 < args.idle_timeout < float("inf"):
+        print(
+            f"hermes-hooks: --idle-timeout {args.idle_timeout}: give a positive number of seconds",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    hooks = load_home(args, strict=True)  # strict for the reason given for stdio
+    try:
+        try:
+            sock = listen.bind(host, port)
+        except OSError as exc:
+            print(f"hermes-hooks: cannot listen on {args.listen}: {exc}", file=sys.stderr)
+            return EXIT_FAILURE
+        pins = ToolPins(hooks.home)
+
+        def open_proxy(session_id: str) -> Proxy:
+            record = options.record
+            if record is not None:  # one recording per session: they would overwrite
+                record = record.with_name(f"{record.stem}.{session_id}{record.suffix}")
+            session_options = dataclasses.replace(options, record=record)
+            return Proxy(hooks, session_options, pins, new_upstream(), session_id=session_id)
+
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        print(
+            f"hermes-hooks: mcp-proxy listening on http://{shown}:{bound}{listen.PATH}",
+            file=sys.stderr,
+            flush=True,
+        )
+        idle = args.idle_timeout or listen.IDLE_TIMEOUT
+        return asyncio.run(listen.serve_http(open_proxy, sock, host, idle))
+    finally:
+        hooks.close()

@@ -1,9 +1,12 @@
 """The guarding MCP proxy: a message relay between one client and one upstream server.
 
-Design (measured by ``python -m bench mcp``): the proxy relays JSON-RPC lines on plain
-asyncio streams and decodes every line with the SDK's own message types
+Design (measured by ``python -m bench mcp``): the proxy relays JSON-RPC lines and
+decodes every line with the SDK's own message types
 (:data:`mcp_types.jsonrpc.jsonrpc_message_adapter`), instead of running an SDK server
-session in front of an SDK client session.  Only ``tools/call`` and ``tools/list`` are
+session in front of an SDK client session.  The lines come from a front end's
+:class:`ClientEnd`: plain asyncio streams over stdio (:mod:`.stdio`), the SDK's
+server-side streamable HTTP transport per session (:mod:`.listen`); every hook, pin and
+filter decision is made here, once, for both.  Only ``tools/call`` and ``tools/list`` are
 acted on; every other message (resources, prompts, notifications, progress,
 cancellation, sampling and elicitation requests from the upstream, and the answers to
 them) is forwarded as the very bytes that arrived, ids untouched, in both directions.
@@ -24,14 +27,14 @@ import contextlib
 import fnmatch
 import json
 import logging
-import signal
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+import anyio
 from mcp_types.jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -56,7 +59,7 @@ from hermes_hooks.integrations.mcp.upstreams import LINE_LIMIT, Upstream
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
-__all__ = ["UPSTREAM_GONE", "Options", "Proxy"]
+__all__ = ["UPSTREAM_GONE", "ClientEnd", "Options", "Proxy"]
 
 log = get_logger("hermes_hooks.mcp")
 
@@ -107,58 +110,83 @@ def _result(request_id: Any, result: dict[str, Any]) -> bytes:
     return _dump({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
-class Proxy:
-    """One client session relayed to one upstream server, with the hooks of ``hooks``."""
+class ClientEnd(Protocol):
+    """The client's side of one session, as JSON-RPC lines (what a front end gives the
+    relay: :mod:`.stdio` over this process's pipes, :mod:`.listen` over HTTP)."""
 
-    def __init__(self, hooks: Hooks, options: Options, pins: ToolPins, upstream: Upstream) -> None:
+    async def receive(self) -> bytes:
+        """The client's next line; ``b""`` once the client has gone.  Raises
+        ``ValueError`` for a line over :data:`LINE_LIMIT`."""
+
+    def send(self, data: bytes) -> None:
+        """Queue one line for the client without waiting (dropped once it has gone)."""
+
+
+class Proxy:
+    """One client session relayed to one upstream server, with the hooks of ``hooks``.
+
+    The one core both front ends share: every hook, pin and filter decision is made
+    here, on lines, whatever carries them to the client."""
+
+    def __init__(
+        self,
+        hooks: Hooks,
+        options: Options,
+        pins: ToolPins,
+        upstream: Upstream,
+        session_id: str | None = None,
+    ) -> None:
         self.hooks = hooks
         self.upstream = upstream
         self.options = options
         self.pins = pins
-        self._session = _Session()
+        self._session = _Session(session_id) if session_id else _Session()
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._verdicts: dict[str, Verdict | None] = {}  # None: allowed
         self._last_listing: dict[str, Any] | None = None
         self._own_ids = 0
         self._gone: str | None = None  # why the upstream cannot answer, once it cannot
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._to_client: asyncio.StreamWriter | None = None
+        self._client: ClientEnd | None = None
         self._recorder: Recorder | None = None
         self._closing = False  # the client has gone: the upstream's exit is expected
 
     # -- running ---------------------------------------------------------------------
 
-    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> int:
-        """Relay until the client closes ``reader`` (or a SIGTERM, SIGHUP or SIGINT
-        arrives), then end the upstream and the session; return 0."""
-        self._to_client = writer
+    async def serve(self, client: ClientEnd) -> int:
+        """Start the upstream, then :meth:`relay` until the client's end closes; 0."""
+        await self.start()
+        return await self.relay(client)
+
+    async def start(self) -> None:
+        """Start (connect to) the upstream; raises ``OSError`` when it cannot."""
         await self.upstream.start()
+
+    async def relay(self, client: ClientEnd) -> int:
+        """Relay until the client's end closes, then end the upstream and the session;
+        return 0.  The ending runs shielded: a front end cancelling the session (an
+        idle HTTP session, the server shutting down) still ends the upstream's process
+        group and fires ``on_session_end``."""
+        self._client = client
         from_upstream = asyncio.create_task(self._from_upstream())
-        from_client = asyncio.create_task(self._from_client(reader))
-        # A client ends a server with SIGTERM when it does not exit soon after stdin
-        # closes: end the upstream first, or it outlives us in its own process group.
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, from_client.cancel)
         try:
-            with contextlib.suppress(asyncio.CancelledError):
-                await from_client
+            await self._from_client(client)
         finally:
-            self._closing = True
-            await self.upstream.stop()
-            await self._end_session()
-            from_upstream.cancel()
-            for task in list(self._tasks):
-                task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await from_upstream
+            with anyio.CancelScope(shield=True):
+                self._closing = True
+                await self.upstream.stop()
+                await self._end_session()
+                from_upstream.cancel()
+                for task in list(self._tasks):
+                    task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await from_upstream
         return 0
 
-    async def _from_client(self, reader: asyncio.StreamReader) -> None:
+    async def _from_client(self, client: ClientEnd) -> None:
         while True:
             try:
-                line = await reader.readline()
+                line = await client.receive()
             except ValueError:  # longer than LINE_LIMIT: unrecoverable framing
                 log.error("a message from the client exceeds %d bytes; closing", LINE_LIMIT)
                 return
@@ -569,9 +597,8 @@ class Proxy:
     # -- plumbing --------------------------------------------------------------------
 
     def _send(self, data: bytes) -> None:
-        writer = self._to_client
-        if writer is not None and not writer.is_closing():
-            writer.write(data)
+        if self._client is not None:
+            self._client.send(data)
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.create_task(coroutine)

@@ -1,6 +1,9 @@
 """Serving the client over the proxy's own stdin and stdout.
 
-Clients connect pipes; a regular file (``mcp-proxy < requests.jsonl > answers.jsonl``,
+A client ends a server with SIGTERM when it does not exit soon after stdin closes: the
+signal (or SIGHUP, SIGINT) counts as the client's end of the session, so the relay ends
+the upstream first instead of leaving it running in its own process group.  Clients
+connect pipes; a regular file (``mcp-proxy < requests.jsonl > answers.jsonl``,
 a test harness capturing output) cannot be watched by the event loop, so it is read
 in one worker thread and written synchronously instead.
 """
@@ -8,7 +11,9 @@ in one worker thread and written synchronously instead.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import stat
 from typing import IO, Any
 
@@ -36,6 +41,21 @@ class _FileWriter:
         os.close(self._descriptor)
 
 
+class _PipeEnd:
+    """The client's end as a stream reader and a writer: the :class:`ClientEnd` of stdio."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: Any) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def receive(self) -> bytes:
+        return await self._reader.readline()
+
+    def send(self, data: bytes) -> None:
+        if not self._writer.is_closing():
+            self._writer.write(data)
+
+
 def _regular(descriptor: int) -> bool:
     return stat.S_ISREG(os.fstat(descriptor).st_mode)
 
@@ -47,23 +67,33 @@ async def serve_stdio(proxy: Proxy, stdin: IO[Any], stdout: IO[Any]) -> int:
     # Duplicates: the transports close what they are given, the caller owns its files.
     read_fd, write_fd = os.dup(stdin.fileno()), os.dup(stdout.fileno())
     reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    pipe: asyncio.BaseTransport | None = None
+
+    def client_gone() -> None:
+        if pipe is not None:
+            pipe.close()  # nothing more is read: the reader's end stays final
+        reader.feed_eof()
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, client_gone)
     if _regular(read_fd):
         with os.fdopen(read_fd, "rb") as handle:
             reader.feed_data(await asyncio.to_thread(handle.read))
         reader.feed_eof()
     else:
         source = os.fdopen(read_fd, "rb", buffering=0)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
+        pipe, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
     if _regular(write_fd):
         file_writer = _FileWriter(write_fd)
         try:
-            return await proxy.serve(reader, file_writer)  # type: ignore[arg-type]
+            return await proxy.serve(_PipeEnd(reader, file_writer))
         finally:
             file_writer.close()
     sink = os.fdopen(write_fd, "wb", buffering=0)
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     try:
-        return await proxy.serve(reader, writer)
+        return await proxy.serve(_PipeEnd(reader, writer))
     finally:
         transport.close()
