@@ -3,11 +3,13 @@ the min / median / max of a figure over repetitions."""
 
 from __future__ import annotations
 
+import queue
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 
-__all__ = ["best_per_call", "ratio", "ratios", "spread"]
+__all__ = ["best_per_call", "ratio", "ratios", "spread", "with_bare_handoff"]
 
 
 def best_per_call(function: Callable[[], object], calls: int, repeats: int = 7) -> float:
@@ -47,3 +49,22 @@ def ratios(
 def spread(values: Sequence[float]) -> tuple[float, float, float]:
     """(min, median, max) of ``values``."""
     return min(values), statistics.median(values), max(values)
+
+
+def with_bare_handoff(fire: Callable[[], object]) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``fire`` run by a waiting thread: the caller hands it over and waits for the
+    answer through two queues (the least a bounded firing must add), and a stopper."""
+    requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
+    answers: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def serve() -> None:
+        while requests.get():
+            answers.put(fire())
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def handed_off() -> None:
+        requests.put(True)
+        answers.get()
+
+    return handed_off, lambda: requests.put(False)

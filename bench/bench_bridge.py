@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import queue
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from bench._timing import ratios
+from bench._timing import ratios, with_bare_handoff
 
 PAYLOAD: dict[str, Any] = {
     "tool_name": "terminal",
@@ -105,24 +103,6 @@ def _bridged(home: Path) -> Any:
     return manager
 
 
-def _with_bare_handoff(fire: Callable[[], object]) -> tuple[Callable[[], None], Callable[[], None]]:
-    """``fire`` run by a waiting thread, handed over and answered through two queues."""
-    requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
-    answers: queue.SimpleQueue[object] = queue.SimpleQueue()
-
-    def serve() -> None:
-        while requests.get():
-            answers.put(fire())
-
-    threading.Thread(target=serve, daemon=True).start()
-
-    def handed_off() -> None:
-        requests.put(True)
-        answers.get()
-
-    return handed_off, lambda: requests.put(False)
-
-
 def _fire(manager: Any) -> Callable[[], object]:
     """One tool call's check at hermes-agent's own call site (``resolve_pre_tool_block``,
     which every dispatch path calls), with ``manager`` as the agent's manager."""
@@ -165,7 +145,7 @@ def run() -> list[tuple[str, float | list[float]]]:
         )
         with _home(30) as bounded_home:
             bounded = _bridged(bounded_home)
-            handed_off, stop = _with_bare_handoff(_fire(unbounded))
+            handed_off, stop = with_bare_handoff(_fire(unbounded))
             results.append(
                 (
                     "floor: bridge unbounded + one bare thread hand-off / bridge unbounded",

@@ -18,13 +18,12 @@ Figures with a target are given over repetitions (min / median / max).
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench._timing import ratio, ratios
+from bench._timing import ratio, ratios, with_bare_handoff
 from hermes_hooks._context import LoadContext
 from hermes_hooks._manager import HookManager
 from hermes_hooks.config import Settings
@@ -90,25 +89,6 @@ def _isolating_floor(functions: list[Callable[..., Any]]) -> Callable[[], None]:
                 continue
 
     return fire
-
-
-def _with_bare_handoff(fire: Callable[[], object]) -> tuple[Callable[[], None], Callable[[], None]]:
-    """``fire`` run by a waiting thread: the caller hands it over and waits for the
-    answer through two queues (the least a bounded firing must add), and a stopper."""
-    requests: queue.SimpleQueue[bool] = queue.SimpleQueue()
-    answers: queue.SimpleQueue[object] = queue.SimpleQueue()
-
-    def serve() -> None:
-        while requests.get():
-            answers.put(fire())
-
-    threading.Thread(target=serve, daemon=True).start()
-
-    def handed_off() -> None:
-        requests.put(True)
-        answers.get()
-
-    return handed_off, lambda: requests.put(False)
 
 
 def _thread_per_call(functions: list[Callable[..., Any]], timeout: float) -> Callable[[], None]:
@@ -184,7 +164,7 @@ def run() -> list[tuple[str, float | list[float]]]:
                 values,
             )
         )
-        handed_off, stop = _with_bare_handoff(lambda u=unbounded: u.pre_tool_call(**PAYLOAD))
+        handed_off, stop = with_bare_handoff(lambda u=unbounded: u.pre_tool_call(**PAYLOAD))
         floors = ratios(
             handed_off, lambda u=unbounded: u.pre_tool_call(**PAYLOAD), calls=4_000 // impls
         )
