@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,36 @@ class BrokenFacade:
 
             return fail
         return getattr(self._hooks, name)
+
+
+def recording_tools(ran: list[str]) -> list[Callable[..., str]]:
+    """The tools every SDK test offers its model, as plain functions (each SDK's own
+    decorator turns them into its tools): each appends what it was asked to ``ran``, so a
+    test tells which ran; the gates block some of them by name."""
+
+    def run_shell(command: str) -> str:
+        """Run a shell command."""
+        ran.append(command)
+        return f"ran: {command}"
+
+    def delete_everything(path: str) -> str:
+        """Delete everything under path."""
+        ran.append(f"delete {path}")
+        return "deleted"
+
+    def crash_the_gate(path: str) -> str:
+        """A tool whose gate crashes."""
+        ran.append(f"crash {path}")
+        return "crashed"
+
+    def ask_first(path: str) -> str:
+        """A tool the gate wants approved."""
+        ran.append(f"ask {path}")
+        return "asked"
+
+    def shout(text: str) -> str:
+        """Say it loud."""
+        ran.append(f"shout {text}")
+        return text
+
+    return [run_shell, delete_everything, crash_the_gate, ask_first, shout]

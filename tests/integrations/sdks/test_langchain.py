@@ -29,6 +29,7 @@ from tests.integrations.sdks.helpers import (
     fired,
     load_home,
     make_home,
+    recording_tools,
 )
 
 
@@ -51,37 +52,7 @@ def _calls(*calls: tuple[str, dict[str, Any], str]) -> AIMessage:
 
 
 def _tools(ran: list[str]) -> list[Any]:
-    @tool
-    def run_shell(command: str) -> str:
-        """Run a shell command."""
-        ran.append(command)
-        return f"ran: {command}"
-
-    @tool
-    def delete_everything(path: str) -> str:
-        """Delete everything under path."""
-        ran.append(f"delete {path}")
-        return "deleted"
-
-    @tool
-    def shout(text: str) -> str:
-        """Say it loud."""
-        ran.append(f"shout {text}")
-        return text
-
-    @tool
-    def crash_the_gate(path: str) -> str:
-        """A tool whose gate crashes."""
-        ran.append(f"crash {path}")
-        return "crashed"
-
-    @tool
-    def ask_first(path: str) -> str:
-        """A tool the gate wants approved."""
-        ran.append(f"ask {path}")
-        return "asked"
-
-    return [run_shell, delete_everything, shout, crash_the_gate, ask_first]
+    return [tool(function) for function in recording_tools(ran)]
 
 
 def _script() -> ScriptedChat:

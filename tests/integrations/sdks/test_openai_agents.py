@@ -26,6 +26,7 @@ from tests.integrations.sdks.helpers import (
     fired,
     load_home,
     make_home,
+    recording_tools,
 )
 
 
@@ -47,37 +48,7 @@ def _user_texts(items: Any) -> list[str]:
 
 
 def _shell_agent(ran: list[str], model: ScriptedModel, **extra: Any) -> Agent[Any]:
-    @function_tool
-    def run_shell(command: str) -> str:
-        """Run a shell command."""
-        ran.append(command)
-        return f"ran: {command}"
-
-    @function_tool
-    def delete_everything(path: str) -> str:
-        """Delete everything under path."""
-        ran.append(f"delete {path}")
-        return "deleted"
-
-    @function_tool
-    def crash_the_gate(path: str) -> str:
-        """A tool whose gate crashes."""
-        ran.append(f"crash {path}")
-        return "crashed"
-
-    @function_tool
-    def ask_first(path: str) -> str:
-        """A tool the gate wants approved."""
-        ran.append(f"ask {path}")
-        return "asked"
-
-    @function_tool
-    def shout(text: str) -> str:
-        """Say it loud."""
-        ran.append(f"shout {text}")
-        return text
-
-    tools = [run_shell, delete_everything, crash_the_gate, ask_first, shout]
+    tools = [function_tool(function) for function in recording_tools(ran)]
     return Agent(name="worker", model=model, tools=tools, **extra)
 
 
