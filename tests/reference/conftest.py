@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from typing import Any
 
 from tests.reference.compare import COMPARED
 from tests.reference.plugins import REAL
+
+# hermes-agent fixes some paths (its state.db among them) from HERMES_HOME when a module
+# is first imported, which may happen while no test has set it: point it at a folder of
+# this run's own before any test imports the agent, so nothing lands in the real
+# ~/.hermes. Each test still sets its own home.
+_RUN_HOME = tempfile.mkdtemp(prefix="hermes-reference-home-")
+os.environ.setdefault("HERMES_HOME", _RUN_HOME)
+atexit.register(shutil.rmtree, _RUN_HOME, ignore_errors=True)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

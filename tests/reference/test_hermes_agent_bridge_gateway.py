@@ -283,6 +283,11 @@ def test_the_gateway_runner_starts_and_dispatches_slash_commands_through_the_bri
     from gateway.run import GatewayRunner
     from gateway.session import SessionSource
 
+    # The runner opens the agent's state.db at a path hermes_state fixed when it was
+    # first imported (perhaps by another test, under another HERMES_HOME): this home's.
+    monkeypatch.setattr(
+        importlib.import_module("hermes_state"), "DEFAULT_DB_PATH", home / "state.db"
+    )
     policy = _hook(home, "policy", ["command:*", "gateway:startup"], POLICY)
     monkeypatch.setenv("GATEWAY_ALLOW_ALL_USERS", "true")
     monkeypatch.setattr(plugins, "_plugin_manager", None)  # a fresh agent process
