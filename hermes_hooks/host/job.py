@@ -213,10 +213,16 @@ def _shown_home(loaded: str | None, options: ReplayOptions) -> Callable[[str], s
     return lambda text: text.replace(loaded, real)
 
 
+#: Platforms of hosts that run in a terminal or a program, not behind the messaging
+#: gateway: our CLI and TUI, the MCP proxy and the agent SDK adapters. A recording from
+#: any of them replays on the CLI surface; every other platform is a messaging platform.
+LOCAL_PLATFORMS = frozenset({"cli", "tui", "mcp", "openai-agents", "langchain", "claude-agent-sdk"})
+
+
 def _surface(platform: str, chosen: str | None) -> str:
     if chosen:
         return chosen
-    return "cli" if platform in ("cli", "tui") else "gateway"
+    return "cli" if platform in LOCAL_PLATFORMS else "gateway"
 
 
 def replay_file(

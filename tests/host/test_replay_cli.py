@@ -346,3 +346,31 @@ def test_a_command_hook_that_denies_stops_the_command_in_a_replay(
     # The reset never happened: no session was finalized or reset by the command.
     fired = [step["hook"] for step in command["steps"]]
     assert fired == ["pre_gateway_dispatch", "pre_command", "command:reset"]
+
+
+@pytest.mark.parametrize(
+    ("platform", "surface"),
+    [
+        ("cli", "cli"),
+        ("mcp", "cli"),
+        ("openai-agents", "cli"),
+        ("langchain", "cli"),
+        ("claude-agent-sdk", "cli"),
+        ("telegram", "gateway"),
+        ("discord", "gateway"),
+    ],
+)
+def test_the_surface_follows_the_platform_of_the_host_that_recorded(
+    tmp_path: Path, capsys: Any, platform: str, surface: str
+) -> None:
+    # A recording from the MCP proxy or an SDK adapter is no messaging session: it must
+    # not load gateway hooks.
+    home = tmp_path / "home"
+    home.mkdir()
+    recording = tmp_path / "session.jsonl"
+    header = {"type": "header", "version": 1, "session_id": "s", "platform": platform, "model": "m"}
+    lines = [header, {"type": "user", "text": "hi"}, {"type": "assistant", "text": "hello"}]
+    recording.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    code, out, _ = replay(capsys, "--home", str(home), "--json", str(recording))
+    assert code == 0
+    assert json.loads(out)["replays"][0]["surface"] == surface
