@@ -256,7 +256,8 @@ class Proxy:
             self._send(_dump(answer.model_dump(mode="json", exclude_unset=True)))
             return
         listing = self._screen(answer.result)
-        self._last_listing = listing
+        if not (request.params or {}).get("cursor"):  # the first page, as served later
+            self._last_listing = listing
         self._send(_result(request.id, listing))
 
     def _screen(self, listing: dict[str, Any]) -> dict[str, Any]:
@@ -347,7 +348,10 @@ class Proxy:
             answer, _ = await self._request_upstream(request, None)
             if isinstance(answer, JSONRPCError):
                 return str(answer.error.message)
-            self._screen(answer.result)
+            listing = self._screen(answer.result)
+            if not cursor and self._last_listing is None:
+                # Kept as the client's own listing would be: served if the upstream dies.
+                self._last_listing = listing
             cursor = answer.result.get("nextCursor")
             if not cursor:
                 return None

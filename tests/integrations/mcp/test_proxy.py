@@ -665,3 +665,48 @@ def test_a_config_it_cannot_use_stops_the_proxy_before_the_upstream_starts(
     assert done.stderr.startswith(f"hermes-hooks: {home}/config.yaml:")
     assert "not valid YAML" in done.stderr
     assert started.exists() is False
+
+
+def test_a_listing_the_proxy_made_for_an_early_call_is_served_after_a_crash(
+    home: Path, tmp_path: Path
+) -> None:
+    # A client calling from its cache never lists through the proxy: the listing the
+    # proxy made to judge the call is the one it answers with once the upstream is gone.
+    calls = tmp_path / "calls.jsonl"
+    version = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    meta = {
+        **version,
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = proxy_params(home, calls, "--accept-hooks")
+    with (tmp_path / "proxy.log").open("w", encoding="utf-8") as err:
+        proxy = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=params.env,
+        )
+        assert proxy.stdin is not None and proxy.stdout is not None
+
+        def send(message: dict[str, Any]) -> None:
+            assert proxy.stdin is not None
+            proxy.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+            proxy.stdin.flush()
+
+        send({"id": 1, "method": "tools/call", "params": {"name": "hang", "_meta": meta}})
+        deadline = time.monotonic() + 30
+        while not upstream_calls(calls) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(upstream_calls(calls)[0]["arguments"]["pid"], signal.SIGKILL)
+        failed = json.loads(proxy.stdout.readline())
+        send({"id": 2, "method": "tools/list", "params": {"_meta": meta}})
+        listed = json.loads(proxy.stdout.readline())
+        proxy.stdin.close()
+        proxy.wait(timeout=30)
+        proxy.stdout.close()
+    assert failed["id"] == 1
+    assert failed["error"]["message"] == "the upstream server exited (code -9)"
+    assert listed["id"] == 2
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ALL_TOOLS
