@@ -52,7 +52,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     (
         "approve",
         "hermes_hooks.cli.approve_cmd",
-        "approve a shell hook (event + exact command) without the interactive prompt",
+        "approve a shell hook (event + exact command) or MCP tools without the prompt",
     ),
     (
         "revoke",

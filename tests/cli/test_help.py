@@ -59,7 +59,10 @@ def test_the_help_lists_every_command_with_its_summary(
             "test",
             "fire every callback of one event on a synthetic payload and show what each returns",
         ],
-        ["approve", "approve a shell hook (event + exact command) without the interactive prompt"],
+        [
+            "approve",
+            "approve a shell hook (event + exact command) or MCP tools without the prompt",
+        ],
         ["revoke", "remove every allowlist approval of a shell-hook command (all events)"],
         [
             "import-claude",
