@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if not command:
         print("hermes-hooks: the command is empty", file=sys.stderr)
         return EXIT_USAGE
-    home = resolve_home(getattr(args, "home", None))
+    # Absolute: the paths printed below are pasted elsewhere, from another directory.
+    home = resolve_home(getattr(args, "home", None)).absolute()
     allowlist = consent.Allowlist(home)
     config = read_config(home)
     entries = [

@@ -246,6 +246,20 @@ def test_approve_records_a_baseline_and_lets_the_hook_run(home: Path, cli: Run) 
     assert "exit 0 in" in out
 
 
+def test_approve_from_a_relative_home_prints_absolute_paths(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The printed paths are pasted from another directory: they must not depend on this one.
+    write_script(home / "g.sh", sh("echo '{}'"))
+    write_config(home, {"pre_tool_call": [{"command": "./g.sh"}]})
+    monkeypatch.chdir(home.parent)
+    code = main(["--home", home.name, "--no-entry-points", "approve", "pre_tool_call", "./g.sh"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert out.splitlines()[1] == f"  script: {home.absolute()}/g.sh"
+    assert out.splitlines()[-1] == f"  saved in {home.absolute()}/{ALLOWLIST_NAME}"
+
+
 def test_approve_joins_words_notes_an_unconfigured_command_and_speaks_json(
     home: Path, cli: Run
 ) -> None:
