@@ -60,7 +60,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
 
-from hermes_hooks._escape import escape, escape_lines
+from hermes_hooks._escape import UNSAFE, escape, escape_lines
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.shell.home import ALLOWLIST_NAME, bypass_reason
 from hermes_hooks.shell.pin import CWD, Resolution, inside, resolve
@@ -113,7 +113,38 @@ def utc_iso(timestamp: float, *, seconds: bool = False) -> str:
 
 def approve_hint(event: str, command: str) -> str:
     """The command line that approves ``command`` on ``event`` without a prompt."""
-    return f"hermes-hooks approve {event} {shlex.quote(command)}"
+    return f"hermes-hooks approve {event} {bash_word(command)}"
+
+
+def bash_word(text: str) -> str:
+    """``text`` as one bash word that reads back as exactly ``text``.
+
+    Plain quoting when ``text`` holds nothing the terminal output escapes; else ANSI-C
+    quoting (``$'...'``) with each such character written as its escape.  The hints are
+    printed through :func:`~hermes_hooks._escape.escape`, which would turn a raw
+    control character into four visible characters: pasted back, a plainly quoted hint
+    would then approve a different string from the one in ``config.yaml``.
+    """
+    if not any(char in UNSAFE for char in text):
+        return shlex.quote(text)
+    return "$'" + "".join(_ansi_c(char) for char in text) + "'"
+
+
+#: Written as the report's own escapes write them, so the hint reads like the command.
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+
+
+def _ansi_c(char: str) -> str:
+    if char in ("\\", "'"):
+        return "\\" + char
+    if char not in UNSAFE:
+        return char
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    # \xHH is a raw byte in bash: above ASCII the character goes as \uHHHH, which bash
+    # writes in the locale's encoding (UTF-8 where the agent runs).
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
 
 
 def reapprove_hint(event: str, command: str, now: Resolution | None) -> str:

@@ -247,7 +247,7 @@ def test_list_shows_a_hostile_command_and_plugin_name_escaped(home: Path) -> Non
     assert f"  ✓ {NAME_SHOWN}  [directory]  {plugin}" in lines
     assert f"    ✗ {COMMAND_SHOWN}  timeout=60s  (not allowlisted)" in lines
     assert (
-        f"        approve it with: hermes-hooks approve post_tool_call '{COMMAND_SHOWN}'"
+        f"        approve it with: hermes-hooks approve post_tool_call $'{COMMAND_SHOWN}'"
     ) in lines
 
 
@@ -259,7 +259,7 @@ def test_doctor_shows_a_hostile_command_and_plugin_name_escaped(home: Path) -> N
     assert f"✓ plugin {NAME_SHOWN}: loaded (no hooks)" in lines
     assert (
         f"⚠ shell hooks.post_tool_call[0] {COMMAND_SHOWN}: not allowlisted — it will NOT "
-        f"run; review the script, then: hermes-hooks approve post_tool_call '{COMMAND_SHOWN}'"
+        f"run; review the script, then: hermes-hooks approve post_tool_call $'{COMMAND_SHOWN}'"
     ) in lines
 
 

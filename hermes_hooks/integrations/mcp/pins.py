@@ -78,7 +78,8 @@ class Verdict:
 
     def message(self) -> str:
         """The refusal text for the client and the log (empty when allowed)."""
-        hint = f"approve it with: hermes-hooks approve {self.tool}"
+        # The name comes from the upstream: quoted so that pasted it approves this tool.
+        hint = f"approve it with: hermes-hooks approve {consent.bash_word(self.tool)}"
         if self.state == "changed":
             what = " and ".join(self.changed) or "definition"
             return (
