@@ -24,17 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench._timing import ratios, with_bare_handoff
-
-PAYLOAD: dict[str, Any] = {
-    "tool_name": "terminal",
-    "args": {"command": "ls -la", "timeout": 30},
-    "task_id": "task",
-    "session_id": "sess",
-    "tool_call_id": "call",
-    "turn_id": "turn",
-    "api_request_id": "req",
-    "middleware_trace": [],
-}
+from bench.bench_dispatch import PAYLOAD
 
 PLUGIN = """
 def watch(tool_name, args, **kwargs):
