@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,16 @@ from mcp.client.stdio import stdio_client
 
 ROOT = Path(__file__).resolve().parents[3]
 UPSTREAM = Path(__file__).with_name("upstream_server.py")
+#: The fixture upstream's tools, in its order.
+ALL_TOOLS = ["echo", "delete", "noop", "hang", "steps", "ask"]
+#: The protocol version key of a request's envelope (the SDK 2.x protocol).
+RAW_VERSION = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+#: A complete request envelope of a raw client.
+RAW_META = {
+    **RAW_VERSION,
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 def proxy_params(
@@ -51,3 +62,61 @@ def upstream_calls(calls: Path) -> list[dict[str, Any]]:
 def texts(result: Any) -> list[str]:
     """The text blocks of a tool result."""
     return [block.text for block in result.content]
+
+
+class RawProxy:
+    """The proxy driven line by line, as a client that skips the SDK would."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process, self.stdin, self.stdout = process, process.stdin, process.stdout
+        self.returncode: int | None = None
+
+    def send_line(self, line: bytes) -> None:
+        """Write one raw line to the proxy."""
+        self.stdin.write(line)
+        self.stdin.flush()
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write one JSON-RPC message (``jsonrpc`` added)."""
+        self.send_line(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")
+
+    def read(self) -> dict[str, Any]:
+        """The next message the proxy writes."""
+        return json.loads(self.stdout.readline())  # type: ignore[no-any-return]
+
+    def ask(self, line: bytes) -> dict[str, Any]:
+        """Write ``line`` and read the answer."""
+        self.send_line(line)
+        return self.read()
+
+
+@contextmanager
+def raw_proxy(home: Path, calls: Path, errlog: Path, *extra: str) -> Iterator[RawProxy]:
+    """The proxy as a subprocess of a raw client; on exit its stdin is closed (the
+    client leaves) and ``returncode`` is set once it has exited."""
+    params = proxy_params(home, calls, *extra)
+    with errlog.open("w", encoding="utf-8") as err:
+        process = subprocess.Popen(
+            [params.command, *params.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            env=params.env,
+        )
+        raw = RawProxy(process)
+        try:
+            yield raw
+        finally:
+            raw.stdin.close()
+            raw.returncode = process.wait(timeout=30)
+            raw.stdout.close()
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie waiting to be reaped counts as ended)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"

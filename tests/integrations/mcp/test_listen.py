@@ -24,9 +24,14 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ElicitResult
 
 from tests.helpers import write_plugin
-from tests.integrations.mcp.helpers import ROOT, UPSTREAM, texts, upstream_calls
-
-ALL_TOOLS = ["echo", "delete", "noop", "hang", "steps", "ask"]
+from tests.integrations.mcp.helpers import (
+    ALL_TOOLS,
+    ROOT,
+    UPSTREAM,
+    alive,
+    texts,
+    upstream_calls,
+)
 
 GATE = """
 import json
@@ -236,21 +241,13 @@ def test_each_http_session_gets_its_own_upstream_and_a_sigterm_ends_them_all(
     assert len(first_seen) == 1
     assert len(both_seen) == 2 and first_seen[0] in both_seen
     for pid in both_seen:
-        _wait_for(lambda pid=pid: not _alive(pid))
-        assert _alive(pid) is False
+        _wait_for(lambda pid=pid: not alive(pid))
+        assert alive(pid) is False
     events = _events(home)
     started = [e["session"] for e in events if e["hook"] == "on_session_start"]
     ended = sorted(e["session"] for e in events if e["hook"] == "on_session_end")
     assert len(set(started)) == 2
     assert ended == sorted(started)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def test_a_client_that_vanishes_without_ending_its_session_has_it_ended_when_idle(
