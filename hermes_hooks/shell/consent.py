@@ -359,6 +359,9 @@ class Allowlist:
     approvals of the real home hold in it as they do there); by default the home.
     """
 
+    #: What the file is called in messages.
+    kind = "allowlist"
+
     def __init__(self, home: Path, identity: str | os.PathLike[str] | None = None) -> None:
         self.home = Path(home)
         self.identity = Path(identity) if identity is not None else self.home
@@ -483,12 +486,14 @@ class Allowlist:
     def _set_aside(self, problem: str) -> None:
         """Keep an unusable file instead of overwriting what a human wrote."""
         stamp = datetime.now(tz=timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{ALLOWLIST_NAME}.corrupt-{stamp}")
+        aside = self.path.with_name(f"{self.path.name}.corrupt-{stamp}")
         try:
             os.replace(self.path, aside)
         except OSError:
             return
-        log.warning("%s %s; moved it to %s and started a new allowlist", self.path, problem, aside)
+        log.warning(
+            "%s %s; moved it to %s and started a new %s", self.path, problem, aside, self.kind
+        )
 
     def _write(self, document: dict[str, Any]) -> None:
         text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"

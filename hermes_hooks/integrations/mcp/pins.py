@@ -27,7 +27,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -94,6 +93,8 @@ class Verdict:
 class _PinFile(consent.Allowlist):
     """The allowlist's locked read-modify-write, pointed at the pins file."""
 
+    kind = "pins file"
+
     def __init__(self, home: Path) -> None:
         super().__init__(home)
         self.path = self.home / PINS_NAME
@@ -105,15 +106,6 @@ class _PinFile(consent.Allowlist):
         if document is None:
             return [], problem
         return [e for e in document["approvals"] if _well_formed(e)], None
-
-    def _set_aside(self, problem: str) -> None:
-        stamp = datetime.now(tz=timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{PINS_NAME}.corrupt-{stamp}")
-        try:
-            os.replace(self.path, aside)
-        except OSError:
-            return
-        log.warning("%s %s; moved it to %s and started a new pins file", self.path, problem, aside)
 
 
 def _well_formed(entry: Any) -> bool:
