@@ -14,9 +14,15 @@ Three figures:
   the same events, each hook's with its own copy of the (flat) context, appended to ten
   deques under a lock and awaited by one task per deque, with no timeout, no timing
   and no error isolation, against the same inline emit;
-* our loop work against that floor directly, with the async handlers on their hooks'
-  own event loops (the default) and with ``host_loop: true`` (on the gateway's loop):
-  the difference is what a loop of its own per hook costs.
+* the floor of any such design that also runs each hook's async handlers on an event
+  loop of its own, on a thread of its own (the default, so that a handler which blocks
+  stalls only its own hook): the same bare deques, each hook's loop woken once per
+  batch of events (one thread-safe call) and the gateway's loop woken once when the
+  last of them is done, against the one-loop floor; that ratio is what the rule costs
+  at the least, under one interpreter lock;
+* our loop work against the floor of its design: with own loops (the default) against
+  the own-loop floor, with ``host_loop: true`` (handlers on the gateway's loop) against
+  the one-loop floor; and, for comparison, own loops against the one-loop floor.
 
 Run: ``python3 -m bench gateway`` (about two seconds).
 """
@@ -24,6 +30,7 @@ Run: ``python3 -m bench gateway`` (about two seconds).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import tempfile
 import threading
 import time
@@ -124,6 +131,64 @@ async def _bare_queues(handlers: list[Any], events: int) -> float:
     return (time.perf_counter() - started) / events
 
 
+class _BareOwnLoop:
+    """One hook's bare own-loop lane for the floor: a deque, a lock for appends, and an
+    event loop running on a thread of its own (started outside any timing)."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+        self.queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self.lock = threading.Lock()
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop the loop, end its thread and close it."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+async def _bare_own_loops(lanes: list[_BareOwnLoop], events: int) -> float:
+    """Seconds per event of the barest per-hook queueing with a loop per hook: a copy of
+    the context per hook appended under the lane's lock; once per batch, one
+    thread-safe call per lane starts a task on its loop that pops and awaits until the
+    deque is empty (a pop needs no lock: nothing else takes from it); the last lane to
+    finish wakes the gateway's loop once."""
+    gateway = asyncio.get_running_loop()
+
+    async def drain(lane: _BareOwnLoop, done: Any) -> None:
+        queue, handle = lane.queue, lane.handle
+        while queue:
+            event, context = queue.popleft()
+            await handle(event, context)
+        done()
+
+    def start(lane: _BareOwnLoop, done: Any) -> None:
+        lane.loop.create_task(drain(lane, done))
+
+    last = len(lanes)
+    started = time.perf_counter()
+    for _ in range(10):
+        for _ in range(events // 10):
+            for lane in lanes:
+                with lane.lock:
+                    lane.queue.append(("agent:start", CONTEXT.copy()))
+        finished = gateway.create_future()
+        # next() on a count is atomic: the lane that draws the last number wakes us
+        counter = itertools.count(1)
+
+        def done(finished: asyncio.Future[None] = finished, counter: Any = counter) -> None:
+            if next(counter) == last:
+                gateway.call_soon_threadsafe(finished.set_result, None)
+
+        for lane in lanes:
+            lane.loop.call_soon_threadsafe(start, lane, done)
+        await finished
+    return (time.perf_counter() - started) / events
+
+
 async def _floor(hooks: Any, events: int) -> tuple[float, float]:
     """(bare per-hook queueing, the reference's inline emit), seconds per event."""
     handlers = [h.handle for h in hooks.gateway.hooks]
@@ -136,12 +201,12 @@ async def _floor(hooks: Any, events: int) -> tuple[float, float]:
 
 def _total_loop_work(
     repetitions: int = 7, events: int = 2000, host_loop: bool = False
-) -> tuple[list[float], list[float], list[float]]:
-    """Ours / reference, total loop work per event with 10 no-op handlers; the bare
-    per-hook queueing floor / reference, interleaved with it; and ours / that floor."""
-    values: list[float] = []
-    floors: list[float] = []
-    against_floor: list[float] = []
+) -> dict[str, list[float]]:
+    """Per repetition, interleaved: ours / reference (total loop work per event with 10
+    no-op handlers), the one-loop floor / reference, ours / the one-loop floor, and,
+    with own loops, the own-loop floor / the one-loop floor and ours / the own-loop
+    floor."""
+    figures: dict[str, list[float]] = {}
     where = "host loop" if host_loop else "own loops"
     with tempfile.TemporaryDirectory() as tmp:
         hooks = hermes_hooks.load(
@@ -149,21 +214,30 @@ def _total_loop_work(
             surface="gateway",
             entry_points=False,
         )
+        own = [] if host_loop else [_BareOwnLoop(h.handle) for h in hooks.gateway.hooks]
         try:
             for _ in range(repetitions):
                 ours, reference = asyncio.run(_loop_work(hooks, events))
-                values.append(ours / reference)
                 bare, bare_reference = asyncio.run(_floor(hooks, events))
-                floors.append(bare / bare_reference)
-                against_floor.append(ours / bare)
-                print(
+                figures.setdefault("ours/reference", []).append(ours / reference)
+                figures.setdefault("bare/reference", []).append(bare / bare_reference)
+                figures.setdefault("ours/bare", []).append(ours / bare)
+                line = (
                     f"  10 no-op handlers ({where}): loop work ours {ours * 1e6:.1f} us, "
-                    f"reference inline {reference * 1e6:.1f} us per event"
+                    f"one-loop floor {bare * 1e6:.1f} us"
                 )
+                if own:
+                    bare_own = asyncio.run(_bare_own_loops(own, events))
+                    figures.setdefault("own/bare", []).append(bare_own / bare)
+                    figures.setdefault("ours/own", []).append(ours / bare_own)
+                    line += f", own-loop floor {bare_own * 1e6:.1f} us"
+                print(f"{line}, reference inline {reference * 1e6:.1f} us per event")
         finally:
+            for lane in own:
+                lane.close()
             hooks.close(1.0)
             hooks.unload()
-    return values, floors, against_floor
+    return figures
 
 
 def run() -> list[tuple[str, float | list[float]]]:
@@ -182,35 +256,39 @@ def run() -> list[tuple[str, float | list[float]]]:
                 hooks.unload()
         print(f"  {label}: ours {ours * 1e6:.1f} us, reference inline {reference * 1e6:.1f} us")
         results.append((f"emit() caller cost / reference inline emit, {label}", ours / reference))
-    work, floors, against = _total_loop_work()
-    results.append(
+    own = _total_loop_work()
+    host = _total_loop_work(host_loop=True)
+    results += [
         (
             "total loop work per event (emit + lane delivery) / reference inline emit, "
             "10 no-op handlers (target 5)",
-            work,
-        )
-    )
-    results.append(
+            own["ours/reference"],
+        ),
         (
-            "floor: bare per-hook queues (copy, append, pop, await; nothing else) / "
-            "reference inline emit, 10 no-op handlers",
-            floors,
-        )
-    )
-    results.append(
+            "floor: bare per-hook queues on one loop (copy, append, pop, await; nothing "
+            "else) / reference inline emit, 10 no-op handlers",
+            own["bare/reference"],
+        ),
         (
-            "loop work / bare per-hook queues, 10 no-op handlers on their own loops (target 1.5)",
-            against,
-        )
-    )
-    _, _, against = _total_loop_work(host_loop=True)
-    results.append(
+            "floor: bare per-hook queues on a loop per hook (one wake per lane and batch, "
+            "one back) / the same on one loop: what a loop per hook costs at the least",
+            own["own/bare"],
+        ),
         (
-            "loop work / bare per-hook queues, 10 no-op handlers on the host loop "
-            "(host_loop: true)",
-            against,
-        )
-    )
+            "loop work / own-loop floor, 10 no-op handlers on their own loops (target 1.5)",
+            own["ours/own"],
+        ),
+        (
+            "loop work / one-loop floor, 10 no-op handlers on the host loop "
+            "(host_loop: true; target 1.5)",
+            host["ours/bare"],
+        ),
+        (
+            "loop work / one-loop floor, 10 no-op handlers on their own loops "
+            "(for comparison: the own-loop floor above is the least this can be)",
+            own["ours/bare"],
+        ),
+    ]
     return results
 
 

@@ -264,23 +264,13 @@ class GatewayEmitter:
         """
         if self._closed or not self._hooks:
             return
-        if not isinstance(event, str):
-            self._warnings.warn(
-                log, ("emit-type", type(event)), "[hooks] emit() needs an event name, got %r", event
-            )
-            return
-        if context is None:
-            context = {}
-        elif not isinstance(context, Mapping):
-            self._warnings.warn(
-                log,
-                ("emit-context", event),
-                "[hooks] emit(%r) needs a dict context, got %s; event dropped",
-                event,
-                type(context).__name__,
-            )
-            return
-        subscribers, lanes = self._route(event)
+        if type(event) is not str or type(context) is not dict:  # the usual call skips this
+            checked = self._checked(event, context)
+            if checked is None:
+                return
+            context = checked
+        route = self._cache.get(event)  # _route's cache, read inline: it runs per event
+        subscribers, lanes = route if route is not None else self._route(event)
         if not subscribers:
             return
         carry = self.trace(event, len(subscribers)) if self.trace else None
@@ -303,6 +293,27 @@ class GatewayEmitter:
             self._listeners.emit(
                 CallRecord(hook.name, str(hook.path), event, "dropped", "queue full")
             )
+
+    def _checked(self, event: object, context: object) -> Mapping[str, Any] | None:
+        """``context`` as emit() takes it (None: an empty dict), or None, with a WARNING
+        once, when ``event`` is not a name or ``context`` not a mapping."""
+        if not isinstance(event, str):
+            self._warnings.warn(
+                log, ("emit-type", type(event)), "[hooks] emit() needs an event name, got %r", event
+            )
+            return None
+        if context is None:
+            return {}
+        if not isinstance(context, Mapping):
+            self._warnings.warn(
+                log,
+                ("emit-context", event),
+                "[hooks] emit(%r) needs a dict context, got %s; event dropped",
+                event,
+                type(context).__name__,
+            )
+            return None
+        return context
 
     async def emit_command(
         self,
@@ -369,13 +380,13 @@ class GatewayEmitter:
         listeners = self._listeners
         # Locals: this loop runs for every event and hook.
         handle, is_async, perf_counter = hook.handle, hook.is_async, time.perf_counter
+        limit = self.timeout or None
         for event, context, carry in entries:
             if carry is not None:
                 with entered(carry):  # the handler runs inside the emission's trace
                     outcome = await self._serve(hook, ((event, context, None),), timer)
                 continue
             started = perf_counter()
-            limit = self.timeout or None
             try:
                 if not is_async:
                     # a worker thread does not inherit the emission's trace context
@@ -394,7 +405,8 @@ class GatewayEmitter:
                         raise
                     finally:
                         timer.since = None
-                        timer.forgive_swallowed()
+                        if timer.expired:  # rare: forgive_swallowed(), without its call
+                            timer.forgive_swallowed()
                 elif hook.home is not None:
                     result = await _call_at_home(hook.home, hook.handle(event, context), limit)
                 else:

@@ -97,14 +97,15 @@ class BatchTimer:
     The per-call protocol is mostly attribute writes, because a lane runs it for every
     event and hook: set :attr:`since` to ``time.perf_counter()`` when a call starts
     (and call :meth:`watch` when its limit differs from :attr:`limit`), and back to
-    None when it ends, then call :meth:`forgive_swallowed`.  The timer, armed once, wakes
+    None when it ends, then call :meth:`forgive_swallowed` (needed only when
+    :attr:`expired` is set).  The timer, armed once, wakes
     at the earliest moment the running call could overrun: it cancels the task when
     that call has, else sleeps until the running call's deadline, or for a whole limit
     between calls.  :meth:`run` wraps one awaitable in that protocol.  :meth:`close`
     drops the timer when the batch ends.
     """
 
-    __slots__ = ("_expired", "_handle", "_loop", "_task", "limit", "since")
+    __slots__ = ("_handle", "_loop", "_task", "expired", "limit", "since")
 
     def __init__(self) -> None:
         task = asyncio.current_task()
@@ -116,7 +117,9 @@ class BatchTimer:
         #: The limit the timer watches for, in seconds (None: none).
         self.limit: float | None = None
         self._handle: asyncio.TimerHandle | None = None
-        self._expired = False
+        #: Set when this timer cancelled the running call; read by the caller, which
+        #: takes the cancellation back (:meth:`forgive_swallowed`).
+        self.expired = False
 
     async def run(self, awaitable: Awaitable[Any], limit: float | None) -> Any:
         """Await ``awaitable`` in this task, cancelled after ``limit`` seconds (None:
@@ -147,19 +150,19 @@ class BatchTimer:
     def raise_if_expired(self, limit: float | None) -> None:
         """In ``except CancelledError`` around a call: when the cancellation was this
         timer's, take it back and raise :class:`TimedOut` instead."""
-        if self._expired:
+        if self.expired:
             self._forgive()
             raise TimedOut(f"cancelled after {limit:g} s") from None
 
     def forgive_swallowed(self) -> None:
         """After a call (with :attr:`since` reset): if it swallowed this timer's
         cancellation and returned anyway, take the cancellation back."""
-        if self._expired:
+        if self.expired:
             self._forgive()
 
     def _forgive(self) -> None:
         # The cancellation was ours: take it back, so later awaits are not cancelled.
-        self._expired = False
+        self.expired = False
         uncancel = getattr(self._task, "uncancel", None)  # 3.11+
         if uncancel is not None:
             uncancel()
@@ -175,7 +178,7 @@ class BatchTimer:
             return
         left = since + limit - time.perf_counter()
         if left <= 0:
-            self._expired = True
+            self.expired = True
             self._task.cancel()
             left = limit  # the next call's, or this one's again if it will not stop
         self._wake_in(left)
@@ -265,39 +268,43 @@ class Lane:
         """
         return not offer_each((self,), event, context, None, carry, loop or _running_loop())
 
-    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
-        # Under the lock, with an event just queued: make sure a task will deliver it.
+    def _start(self, loop: asyncio.AbstractEventLoop) -> bool:
+        """Under the lock, with an event just queued: make sure a task will deliver it.
+        True when the lane is now due to be started on its home loop from ``loop``'s
+        next turn: the caller must then have :func:`_wake_due` called there."""
         task = self._task
         home = self._home
         if home is not None:
             if self._starting or (task is not None and not task.done()):
-                return  # a task on the home loop will get to the event
+                return False  # a task on the home loop will get to the event
             home.origin = loop
             due = self._due
             if due is None:
                 self._due = loop
-                loop.call_soon(self._wake)
-            elif due is not loop or due.is_closed():
+                return True
+            if due is not loop or due.is_closed():
                 self._send_start()  # that loop may never turn again: do not wait for it
-            return
+            return False
         if task is not None and self._task_loop is loop and not task.done():
-            return  # its task runs on this loop: it will get to the event
+            return False  # its task runs on this loop: it will get to the event
         if not _alive(task):
-            self._task = task = loop.create_task(self._work())
+            self._task = loop.create_task(self._work())
             self._task_loop = loop
-            task.add_done_callback(self._finished)
-
-    def _wake(self) -> None:
-        """On the emitting loop's next turn: start the task the events of the last turn
-        are waiting for (unless that was done meanwhile)."""
-        with self._lock:
-            if self._due is not None:
-                self._send_start()
+        return False
 
     def _send_start(self) -> None:
         # Under the lock: ask the home loop to start the task (see _begin).
+        self._mark_starting()
+        self._post_begin()
+
+    def _mark_starting(self) -> None:
+        # Under the lock: a start is on its way to the home loop (see _begin).
         self._due = None
         self._starting = True
+
+    def _post_begin(self) -> None:
+        # With or without the lock: _begin re-checks _starting under it, so a close()
+        # in between wins.
         assert self._home is not None
         self._home.call_soon(self._begin)
 
@@ -326,16 +333,16 @@ class Lane:
             self._starting = False
             if self._pending:
                 loop = asyncio.get_running_loop()
-                self._task = task = loop.create_task(self._work())
+                self._task = loop.create_task(self._work())
                 self._task_loop = loop
-                task.add_done_callback(self._finished)
                 self._changed.notify_all()
                 return
             self._changed.notify_all()
         self._idle()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        # Wake close() also when the task died by cancellation (e.g. loop shutdown).
+        # A task that ended early: wake close() and whoever waits for the lane to go
+        # idle, as _entries does when a batch ends normally.
         with self._changed:
             self._changed.notify_all()
         self._idle()
@@ -346,9 +353,18 @@ class Lane:
             task.exception()
 
     async def _work(self) -> None:
+        me = asyncio.current_task()
         timer = BatchTimer()
         try:
-            await self._serve(self._entries(asyncio.current_task()), timer)
+            await self._serve(self._entries(me), timer)
+        except BaseException:
+            # Ended early (cancelled, or a handler's KeyboardInterrupt leaving the loop):
+            # _finished runs once the task is over.  Only then: a batch that ends
+            # normally has said so itself (see _entries), and a done callback would
+            # cost every batch a turn of its loop.
+            assert me is not None
+            me.add_done_callback(self._finished)
+            raise
         finally:
             timer.close()
 
@@ -367,9 +383,18 @@ class Lane:
                 with self._lock:
                     if pending and self._task is me:
                         continue
-                    if self._task is me:
-                        self._task = None
-                    return
+                    if self._task is not me:
+                        return
+                    self._task = None
+                    waiters, self._idle_waiters = self._idle_waiters, []
+                    self._changed.notify_all()  # close() may be waiting for this
+                # Idle from here on (an offer now starts a new task): say so now, not
+                # from the task's done callback a turn of this loop later, since on a
+                # hook's own loop each turn may hand the interpreter to another thread
+                # before whoever waits hears of it.
+                for callback in waiters:
+                    callback()
+                return
             yield entry
 
     def task(self) -> asyncio.Task[None] | None:
@@ -431,6 +456,7 @@ def offer_each(
     most of what an emit cost.
     """
     full: list[int] = []
+    due: list[Lane] = []
     index = -1
     for lane in lanes:
         index += 1
@@ -448,8 +474,28 @@ def offer_each(
                     continue
             elif lane._due is loop:
                 continue  # this loop's next turn starts the task
-            lane._start(loop)
+            if lane._start(loop):
+                due.append(lane)
+    if due:
+        # One callback for every lane this emission made due, not one per lane: their
+        # home loops are then woken back to back on the next turn, each wake-up handing
+        # another thread the interpreter.
+        loop.call_soon(_wake_due, due)
     return full
+
+
+def _wake_due(lanes: list[Lane]) -> None:
+    """On the emitting loop's next turn: start, on its home loop, the task each lane's
+    events of the last turn wait for (unless that was done meanwhile)."""
+    for lane in lanes:
+        with lane._lock:
+            if lane._due is None:
+                continue
+            lane._mark_starting()
+        # Woken outside the lock: the wake-up may hand the home loop's thread the
+        # interpreter at once, and its _begin takes this lock; held, it would hand it
+        # straight back.
+        lane._post_begin()
 
 
 _running_loop = asyncio.get_running_loop

@@ -168,6 +168,37 @@ def test_a_keyboard_interrupt_on_a_hooks_own_loop_reaches_the_host(
         run(main())
 
 
+@pytest.mark.parametrize("manifest", ["", "host_loop: true\n"], ids=["own loop", "host loop"])
+def test_a_lane_whose_batch_ended_in_a_keyboard_interrupt_delivers_the_next_event(
+    hooks_dir: Path, load_gateway: Any, manifest: str
+) -> None:
+    # The batch that raised ends without emptying the lane normally: the lane must still
+    # count as idle for drain() and start a new batch for the next event.
+    body = """
+    from tests.gateway import probe
+
+    async def handle(event_type, context):
+        probe.record(__name__, event_type, dict(context))
+        if context["n"] == 1:
+            raise KeyboardInterrupt
+    """
+    write_hook(hooks_dir, "ctrl-c", manifest=manifest + "events: [agent:start]\n", body=body)
+    hooks: Hooks = load_gateway()
+
+    async def interrupted() -> None:
+        await hooks.gateway.emit("agent:start", {"n": 1})
+        await asyncio.sleep(10)  # interrupted long before
+
+    async def later() -> bool:
+        await hooks.gateway.emit("agent:start", {"n": 2})
+        return await hooks.gateway.drain(5)
+
+    with pytest.raises(KeyboardInterrupt):
+        run(interrupted())
+    assert run(later()) is True
+    assert probe.seen("ctrl-c") == [("agent:start", {"n": 1}), ("agent:start", {"n": 2})]
+
+
 def test_a_misspelt_host_loop_value_keeps_the_handler_off_the_host_loop(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
