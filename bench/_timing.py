@@ -3,13 +3,22 @@ the min / median / max of a figure over repetitions."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import queue
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-__all__ = ["best_per_call", "ratio", "ratios", "spread", "with_bare_handoff"]
+__all__ = [
+    "best_per_call",
+    "collector_paused",
+    "ratio",
+    "ratios",
+    "spread",
+    "with_bare_handoff",
+]
 
 
 def best_per_call(function: Callable[[], object], calls: int, repeats: int = 7) -> float:
@@ -44,6 +53,22 @@ def ratios(
     """``repetitions`` independent candidate/baseline ratios, each from an interleaved
     :func:`ratio` measurement, so a figure can be given as min / median / max."""
     return [ratio(candidate, baseline, calls, rounds=3)[0] for _ in range(repetitions)]
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector collected, then paused for the block (as ``timeit``
+    times): a full collection lands in whichever side of a comparison happens to cross
+    the threshold, and a few milliseconds there swing a ratio of microsecond figures
+    by half or more."""
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def spread(values: Sequence[float]) -> tuple[float, float, float]:

@@ -24,7 +24,11 @@ Three figures:
   the own-loop floor, with ``host_loop: true`` (handlers on the gateway's loop) against
   the one-loop floor; and, for comparison, own loops against the one-loop floor.
 
-Run: ``python3 -m bench gateway`` (about two seconds).
+The loop-work figures are timed with the cyclic garbage collector paused (collected
+before each side): every side keeps the same events alive, and a full collection
+landing on one side would swing a ratio by half.
+
+Run: ``python3 -m bench gateway`` (about twenty seconds).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import hermes_hooks
+from bench._timing import collector_paused
 
 HOOKS = 3
 CONTEXT = {
@@ -217,8 +222,10 @@ def _total_loop_work(
         own = [] if host_loop else [_BareOwnLoop(h.handle) for h in hooks.gateway.hooks]
         try:
             for _ in range(repetitions):
-                ours, reference = asyncio.run(_loop_work(hooks, events))
-                bare, bare_reference = asyncio.run(_floor(hooks, events))
+                with collector_paused():
+                    ours, reference = asyncio.run(_loop_work(hooks, events))
+                with collector_paused():
+                    bare, bare_reference = asyncio.run(_floor(hooks, events))
                 figures.setdefault("ours/reference", []).append(ours / reference)
                 figures.setdefault("bare/reference", []).append(bare / bare_reference)
                 figures.setdefault("ours/bare", []).append(ours / bare)
@@ -227,7 +234,8 @@ def _total_loop_work(
                     f"one-loop floor {bare * 1e6:.1f} us"
                 )
                 if own:
-                    bare_own = asyncio.run(_bare_own_loops(own, events))
+                    with collector_paused():
+                        bare_own = asyncio.run(_bare_own_loops(own, events))
                     figures.setdefault("own/bare", []).append(bare_own / bare)
                     figures.setdefault("ours/own", []).append(ours / bare_own)
                     line += f", own-loop floor {bare_own * 1e6:.1f} us"

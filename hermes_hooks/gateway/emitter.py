@@ -277,8 +277,12 @@ class GatewayEmitter:
         # A flat context's plain dict copy is a deep one (checked once per event).
         copy = dict.copy if _is_flat(context) else _copy_context
         full = offer_each(lanes, event, context, copy, carry, asyncio.get_running_loop())
-        for index in full:
-            hook = subscribers[index]
+        if full:
+            self._dropped(event, [hook for hook in subscribers if hook.lane in full])
+
+    def _dropped(self, event: str, hooks: list[GatewayHook]) -> None:
+        """``hooks`` dropped ``event``: their lanes were full."""
+        for hook in hooks:
             # Once per hook and event, as for outbound queues: a stuck hook under a busy
             # gateway drops every event, and a log line each would flood the log and
             # slow the loop; the call records still count every drop.
@@ -381,12 +385,16 @@ class GatewayEmitter:
         # Locals: this loop runs for every event and hook.
         handle, is_async, perf_counter = hook.handle, hook.is_async, time.perf_counter
         limit = self.timeout or None
+        # One clock read per call: a call's end is the next one's start, since only
+        # this loop's own bookkeeping lies between them (a clock read is a good part of
+        # what a no-op handler costs).  Anything slower in between reads it afresh.
+        started = perf_counter()
         for event, context, carry in entries:
             if carry is not None:
                 with entered(carry):  # the handler runs inside the emission's trace
                     outcome = await self._serve(hook, ((event, context, None),), timer)
+                started = perf_counter()
                 continue
-            started = perf_counter()
             try:
                 if not is_async:
                     # a worker thread does not inherit the emission's trace context
@@ -411,7 +419,8 @@ class GatewayEmitter:
                     result = await _call_at_home(hook.home, hook.handle(event, context), limit)
                 else:
                     result = await await_bounded(hook.handle(event, context), limit)
-                if is_async and limit and perf_counter() - started > limit:
+                ended = perf_counter()
+                if is_async and limit and ended - started > limit:
                     # It blocked the loop instead of awaiting, so the bound could not
                     # cancel it: an answer that late must not count (a late deny would
                     # still block).
@@ -429,24 +438,20 @@ class GatewayEmitter:
                         fault.kind,
                         detail,
                         None,
-                        time.perf_counter() - started,
+                        perf_counter() - started,
                     )
                 )
                 outcome = (False, None)
+                started = perf_counter()
                 continue
+            outcome = (True, result)
             if listeners:
                 listeners.emit(
-                    CallRecord(
-                        hook.name,
-                        str(hook.path),
-                        event,
-                        "ok",
-                        "",
-                        result,
-                        time.perf_counter() - started,
-                    )
+                    CallRecord(hook.name, str(hook.path), event, "ok", "", result, ended - started)
                 )
-            outcome = (True, result)
+                started = perf_counter()
+            else:
+                started = ended
         return outcome
 
     def _report(self, hook: GatewayHook, event: str, fault: Fault) -> str:
@@ -531,7 +536,13 @@ class GatewayEmitter:
                 idle.watch(lane)
             idle.watched()
             cap = _DRAIN_POLL if remaining is None else min(_DRAIN_POLL, remaining)
-            await asyncio.wait((idle.future,), timeout=cap)
+            # The future itself, resolved early by the cap (the loop re-checks anyway):
+            # asyncio.wait would cost this loop another turn after the wake-up.
+            guard = loop.call_later(cap, _resolve, idle.future)
+            try:
+                await idle.future
+            finally:
+                guard.cancel()
 
     async def aclose(self, timeout: float = 5.0) -> bool:
         """Drain for up to ``timeout`` seconds, then :meth:`close`; True if drained."""

@@ -220,6 +220,7 @@ class Lane:
 
     __slots__ = (
         "_changed",
+        "_closers",
         "_due",
         "_home",
         "_idle_waiters",
@@ -246,6 +247,9 @@ class Lane:
         # One lock guards the queue and the task slot; emits may come from any loop.
         self._lock = threading.Lock()  # taken directly on the per-event paths
         self._changed = threading.Condition(self._lock)
+        #: How many close() calls wait on _changed: with none, nothing is notified (a
+        #: notify costs about as much as a no-op handler's call).
+        self._closers = 0
         self._task: asyncio.Task[None] | None = None
         self._task_loop: asyncio.AbstractEventLoop | None = None  # the loop _task runs on
         #: The emitting loop whose next turn starts the task on the home loop (None:
@@ -335,16 +339,21 @@ class Lane:
                 loop = asyncio.get_running_loop()
                 self._task = loop.create_task(self._work())
                 self._task_loop = loop
-                self._changed.notify_all()
+                self._notify_closers()
                 return
-            self._changed.notify_all()
+            self._notify_closers()
         self._idle()
+
+    def _notify_closers(self) -> None:
+        # Under the lock: the task slot or the start flag changed.
+        if self._closers:
+            self._changed.notify_all()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # A task that ended early: wake close() and whoever waits for the lane to go
         # idle, as _entries does when a batch ends normally.
         with self._changed:
-            self._changed.notify_all()
+            self._notify_closers()
         self._idle()
         if not task.cancelled():
             # A KeyboardInterrupt from a handler already left the loop; reading it here
@@ -387,7 +396,7 @@ class Lane:
                         return
                     self._task = None
                     waiters, self._idle_waiters = self._idle_waiters, []
-                    self._changed.notify_all()  # close() may be waiting for this
+                    self._notify_closers()
                 # Idle from here on (an offer now starts a new task): say so now, not
                 # from the task's done callback a turn of this loop later, since on a
                 # hook's own loop each turn may hand the interpreter to another thread
@@ -420,10 +429,14 @@ class Lane:
                 self._send_start()
             task = self._task
             if self._starting or (task is not None and _alive(task) and not _on_this_thread(task)):
-                self._changed.wait_for(
-                    lambda: not self._starting and not _alive(self._task),
-                    max(0.0, deadline - time.monotonic()),
-                )
+                self._closers += 1
+                try:
+                    self._changed.wait_for(
+                        lambda: not self._starting and not _alive(self._task),
+                        max(0.0, deadline - time.monotonic()),
+                    )
+                finally:
+                    self._closers -= 1
             dropped = len(self._pending)
             self._pending.clear()
             self._starting = False
@@ -446,24 +459,24 @@ def offer_each(
     copy: Callable[[Any], dict[str, Any]] | None,
     carry: Any,
     loop: asyncio.AbstractEventLoop,
-) -> list[int]:
+) -> Sequence[Lane]:
     """Queue ``event`` on every lane, each with its own ``copy(context)`` (``copy``
     None: ``context`` itself), starting a lane's task on ``loop`` where it has none.
 
-    Returns the positions in ``lanes`` of those already holding ``capacity`` events,
-    which queue nothing.  One function for a whole emission, written out with locals:
-    an emit runs it for every event, and a method call and a copy call per lane were
-    most of what an emit cost.
+    Returns the lanes already holding ``capacity`` events, which queue nothing.  One
+    function for a whole emission, written out with locals and without a list unless
+    one is needed: an emit runs it for every event, and a method call and a copy call
+    per lane were most of what an emit cost.
     """
-    full: list[int] = []
-    due: list[Lane] = []
-    index = -1
+    full: list[Lane] | None = None
+    due: list[Lane] | None = None
     for lane in lanes:
-        index += 1
         with lane._lock:
             pending = lane._pending
             if len(pending) >= lane.capacity:
-                full.append(index)
+                if full is None:
+                    full = []
+                full.append(lane)
                 continue
             pending.append((event, context if copy is None else copy(context), carry))
             task = lane._task
@@ -475,13 +488,15 @@ def offer_each(
             elif lane._due is loop:
                 continue  # this loop's next turn starts the task
             if lane._start(loop):
+                if due is None:
+                    due = []
                 due.append(lane)
-    if due:
+    if due is not None:
         # One callback for every lane this emission made due, not one per lane: their
         # home loops are then woken back to back on the next turn, each wake-up handing
         # another thread the interpreter.
         loop.call_soon(_wake_due, due)
-    return full
+    return () if full is None else full
 
 
 def _wake_due(lanes: list[Lane]) -> None:
