@@ -102,7 +102,8 @@ class BatchTimer:
     at the earliest moment the running call could overrun: it cancels the task when
     that call has, else sleeps until the running call's deadline, or for a whole limit
     between calls.  :meth:`run` wraps one awaitable in that protocol.  :meth:`close`
-    drops the timer when the batch ends.
+    drops the timer when the batch ends; or :meth:`end` leaves it armed for the next
+    batch on the same loop, which :meth:`begin` hands it.
     """
 
     __slots__ = ("_handle", "_loop", "_task", "expired", "limit", "since")
@@ -110,7 +111,8 @@ class BatchTimer:
     def __init__(self) -> None:
         task = asyncio.current_task()
         assert task is not None, "a BatchTimer belongs to a running task"
-        self._task = task
+        #: The task running the batch; None between batches.
+        self._task: asyncio.Task[Any] | None = task
         self._loop = task.get_loop()
         #: ``time.perf_counter()`` when the running call started; None between calls.
         self.since: float | None = None
@@ -170,8 +172,8 @@ class BatchTimer:
     def _check(self) -> None:
         self._handle = None
         limit = self.limit
-        if limit is None:
-            return
+        if limit is None or self._task is None:
+            return  # no limit, or no batch since end(): begin() arms it again
         since = self.since
         if since is None:  # between calls: no call can overrun before a limit from now
             self._wake_in(limit)
@@ -192,6 +194,19 @@ class BatchTimer:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
+
+    def end(self) -> None:
+        """The batch is over, but another may follow on this loop: leave the timer armed
+        (at its next wake-up it stops, unless :meth:`begin` came first)."""
+        self._task = None
+        self.since = None
+
+    def begin(self, task: asyncio.Task[Any]) -> None:
+        """Serve the next batch, run by ``task`` on this timer's loop, after :meth:`end`."""
+        self._task = task
+        self.expired = False
+        if self._handle is None and self.limit is not None:
+            self._wake_in(self.limit)
 
 
 #: One pending delivery: the event, the hook's private context, and the ``carry`` it was
@@ -230,6 +245,7 @@ class Lane:
         "_starting",
         "_task",
         "_task_loop",
+        "_timer",
         "capacity",
     )
 
@@ -245,13 +261,15 @@ class Lane:
         self._starting = False
         self._pending: deque[Entry] = deque()
         # One lock guards the queue and the task slot; emits may come from any loop.
-        self._lock = threading.Lock()  # taken directly on the per-event paths
+        self._lock = threading.Lock()  # taken directly, not through _changed, on hot paths
         self._changed = threading.Condition(self._lock)
         #: How many close() calls wait on _changed: with none, nothing is notified (a
         #: notify costs about as much as a no-op handler's call).
         self._closers = 0
         self._task: asyncio.Task[None] | None = None
         self._task_loop: asyncio.AbstractEventLoop | None = None  # the loop _task runs on
+        #: The timer every batch on the home loop shares (see _batch_timer).
+        self._timer: BatchTimer | None = None
         #: The emitting loop whose next turn starts the task on the home loop (None:
         #: no start is waiting to be sent).
         self._due: asyncio.AbstractEventLoop | None = None
@@ -331,7 +349,7 @@ class Lane:
     def _begin(self) -> None:
         """On the home loop: start the task :meth:`_start` asked for (unless the lane
         was closed meanwhile)."""
-        with self._changed:
+        with self._lock:
             if not self._starting:
                 return
             self._starting = False
@@ -352,7 +370,7 @@ class Lane:
     def _finished(self, task: asyncio.Task[None]) -> None:
         # A task that ended early: wake close() and whoever waits for the lane to go
         # idle, as _entries does when a batch ends normally.
-        with self._changed:
+        with self._lock:
             self._notify_closers()
         self._idle()
         if not task.cancelled():
@@ -363,7 +381,8 @@ class Lane:
 
     async def _work(self) -> None:
         me = asyncio.current_task()
-        timer = BatchTimer()
+        assert me is not None
+        timer = self._batch_timer(me)
         try:
             await self._serve(self._entries(me), timer)
         except BaseException:
@@ -371,11 +390,28 @@ class Lane:
             # _finished runs once the task is over.  Only then: a batch that ends
             # normally has said so itself (see _entries), and a done callback would
             # cost every batch a turn of its loop.
-            assert me is not None
             me.add_done_callback(self._finished)
             raise
         finally:
-            timer.close()
+            if timer is self._timer:
+                timer.end()
+            else:
+                timer.close()
+
+    def _batch_timer(self, me: asyncio.Task[None]) -> BatchTimer:
+        """The timer for the batch ``me`` runs.  On a hook's own loop one timer serves
+        every batch, left armed in between: arming and dropping one per batch cost as
+        much as a few no-op calls, and a busy gateway starts a batch per hook for
+        nearly every event.  Elsewhere the loop may differ from one batch to the next,
+        so each batch gets its own."""
+        timer = self._timer
+        if timer is not None and timer._loop is me.get_loop():
+            timer.begin(me)
+            return timer
+        timer = BatchTimer()
+        if self._home is not None:
+            self._timer = timer
+        return timer
 
     def _entries(self, me: asyncio.Task[None] | None) -> Iterator[Entry]:
         """The lane's entries, taken one at a time by its task ``me``, until it is empty."""
@@ -408,12 +444,12 @@ class Lane:
 
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""
-        with self._changed:
+        with self._lock:
             return self._task if _alive(self._task) else None
 
     def busy(self) -> bool:
         """Whether a task delivers, or is about to start delivering, this lane's events."""
-        with self._changed:
+        with self._lock:
             due = self._due
             if due is not None and (due.is_closed() or not due.is_running()):
                 self._send_start()  # the loop that was to send it will not turn again

@@ -199,6 +199,46 @@ def test_a_lane_whose_batch_ended_in_a_keyboard_interrupt_delivers_the_next_even
     assert probe.seen("ctrl-c") == [("agent:start", {"n": 1}), ("agent:start", {"n": 2})]
 
 
+def test_every_batch_on_a_hooks_own_loop_is_bounded_by_the_timer_it_reuses(
+    hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One timer serves every batch of the lane, left armed in between: a call must be
+    # cancelled at its limit whether its batch starts before that timer's next wake-up
+    # or after it stopped for want of a batch.
+    body = """
+    import asyncio
+    from tests.gateway import probe
+
+    async def handle(event_type, context):
+        probe.record(__name__, event_type, context)
+        if event_type == "agent:start":
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                probe.notes.append("cancelled")
+                raise
+    """
+    write_hook(hooks_dir, "hangs", events=["agent:*"], body=body)
+    hooks: Hooks = load_gateway(timeout=0.2)
+
+    async def main() -> list[bool]:
+        drained = []
+        for pause in (0.0, 0.0, 0.5):  # the last batch starts after the timer stopped
+            await asyncio.sleep(pause)
+            await hooks.gateway.emit("agent:end", {})
+            await hooks.gateway.emit("agent:start", {})
+            drained.append(await hooks.gateway.drain(5))
+        return drained
+
+    assert run(main()) == [True, True, True]
+    assert probe.notes == ["cancelled"] * 3
+    assert [e for e, _ in probe.seen("hangs")] == ["agent:end", "agent:start"] * 3
+    path = hooks_dir / "hangs" / "handler.py"
+    assert messages(caplog) == [
+        f"[hooks] hangs ({path}) timed out after 0.2 s handling agent:start — cancelled"
+    ]
+
+
 def test_a_misspelt_host_loop_value_keeps_the_handler_off_the_host_loop(
     hooks_dir: Path, load_gateway: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
