@@ -523,14 +523,9 @@ class GatewayEmitter:
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return False
-            tasks = [t for lane in lanes if (t := lane.task()) is not None]
-            local = [t for t in tasks if t.get_loop() is loop]
-            if local and len(local) == len(lanes):
-                await asyncio.wait(local, timeout=remaining)
-                continue
-            # Lanes on a hook's own loop (or another thread's) say when they go idle,
-            # and the last of them wakes this loop; the short cap only guards against
-            # a word that never comes.
+            # Each lane says when it goes idle (from whichever loop delivers it), and
+            # the last of them wakes this loop; the short cap only guards against a
+            # word that never comes (a task cancelled before it ever ran).
             idle = _AllIdle(loop)
             for lane in lanes:
                 idle.watch(lane)

@@ -268,7 +268,7 @@ class Lane:
         self._closers = 0
         self._task: asyncio.Task[None] | None = None
         self._task_loop: asyncio.AbstractEventLoop | None = None  # the loop _task runs on
-        #: The timer every batch on the home loop shares (see _batch_timer).
+        #: The timer the batches on one loop share (see _batch_timer).
         self._timer: BatchTimer | None = None
         #: The emitting loop whose next turn starts the task on the home loop (None:
         #: no start is waiting to be sent).
@@ -399,18 +399,16 @@ class Lane:
                 timer.close()
 
     def _batch_timer(self, me: asyncio.Task[None]) -> BatchTimer:
-        """The timer for the batch ``me`` runs.  On a hook's own loop one timer serves
-        every batch, left armed in between: arming and dropping one per batch cost as
-        much as a few no-op calls, and a busy gateway starts a batch per hook for
-        nearly every event.  Elsewhere the loop may differ from one batch to the next,
-        so each batch gets its own."""
+        """The timer for the batch ``me`` runs: the last batch's, left armed, when that
+        ran on the same loop (a lane runs one batch per loop at a time), else a new
+        one.  Arming and dropping a timer per batch cost as much as a few no-op calls,
+        and a gateway whose events arrive one at a time starts a batch per hook for
+        every event."""
         timer = self._timer
         if timer is not None and timer._loop is me.get_loop():
             timer.begin(me)
             return timer
-        timer = BatchTimer()
-        if self._home is not None:
-            self._timer = timer
+        self._timer = timer = BatchTimer()
         return timer
 
     def _entries(self, me: asyncio.Task[None] | None) -> Iterator[Entry]:
