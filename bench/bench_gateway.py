@@ -2,7 +2,7 @@
 
 The reference awaits every matching handler inline, one after another, on the gateway
 loop.  Ours (D-01) deep-copies the context per hook and enqueues it on the hook's lane.
-Three figures:
+The figures:
 
 * caller cost with no-op handlers: what one ``emit()`` costs the gateway loop when
   handlers do nothing (ours pays a deep copy and a queue per hook);
@@ -10,6 +10,8 @@ Three figures:
   waits before the gateway moves on;
 * total loop work per event with 10 no-op handlers: the emit plus every lane's delivery
   (timeouts, timers, tasks), against the reference's inline emit, over repetitions;
+  events come in bursts of 200, each burst delivered before the next, and one at a
+  time (a gateway's usual pace, where every event pays a lane's start and end);
 * the floor of that figure for any design with one queue per hook that honours D-01:
   the same events, each hook's with its own copy of the (flat) context, appended to ten
   deques under a lock and awaited by one task per deque, with no timeout, no timing
@@ -17,7 +19,7 @@ Three figures:
 * the floor of any such design that also runs each hook's async handlers on an event
   loop of its own, on a thread of its own (the default, so that a handler which blocks
   stalls only its own hook): the same bare deques, each hook's loop woken once per
-  batch of events (one thread-safe call) and the gateway's loop woken once when the
+  burst of events (one thread-safe call) and the gateway's loop woken once when the
   last of them is done, against the one-loop floor; that ratio is what the rule costs
   at the least, under one interpreter lock;
 * our loop work against the floor of its design: with own loops (the default) against
@@ -28,7 +30,7 @@ The loop-work figures are timed with the cyclic garbage collector paused (collec
 before each side): every side keeps the same events alive, and a full collection
 landing on one side would swing a ratio by half.
 
-Run: ``python3 -m bench gateway`` (about twenty seconds).
+Run: ``python3 -m bench gateway`` (about half a minute).
 """
 
 from __future__ import annotations
@@ -95,25 +97,25 @@ async def _measure(hooks: Any, rounds: int) -> tuple[float, float]:
     return reference, ours_total / rounds
 
 
-async def _loop_work(hooks: Any, events: int) -> tuple[float, float]:
+async def _loop_work(hooks: Any, events: int, batches: int = 10) -> tuple[float, float]:
     """Seconds per event of loop work: ours (emit, then every lane delivered) and the
     reference's inline emit, interleaved in batches on the same loop."""
     handlers = [h.handle for h in hooks.gateway.hooks]
     reference = ours = 0.0
-    for _ in range(10):
+    for _ in range(batches):
         started = time.perf_counter()
-        for _ in range(events // 10):
+        for _ in range(events // batches):
             await _reference_emit(handlers, "agent:start", CONTEXT)
         reference += time.perf_counter() - started
         started = time.perf_counter()
-        for _ in range(events // 10):
+        for _ in range(events // batches):
             await hooks.gateway.emit("agent:start", CONTEXT)
         await hooks.gateway.drain(30)
         ours += time.perf_counter() - started
     return ours / events, reference / events
 
 
-async def _bare_queues(handlers: list[Any], events: int) -> float:
+async def _bare_queues(handlers: list[Any], events: int, batches: int = 10) -> float:
     """Seconds per event of the barest per-hook queueing: a copy of the context per
     hook appended under a lock, one task per queue pops and awaits (what every lane
     must do at the least)."""
@@ -127,8 +129,8 @@ async def _bare_queues(handlers: list[Any], events: int) -> float:
             await handle(event, context)
 
     started = time.perf_counter()
-    for _ in range(10):
-        for _ in range(events // 10):
+    for _ in range(batches):
+        for _ in range(events // batches):
             for queue in queues:
                 with lock:
                     queue.append(("agent:start", CONTEXT.copy()))
@@ -155,7 +157,7 @@ class _BareOwnLoop:
         self.loop.close()
 
 
-async def _bare_own_loops(lanes: list[_BareOwnLoop], events: int) -> float:
+async def _bare_own_loops(lanes: list[_BareOwnLoop], events: int, batches: int = 10) -> float:
     """Seconds per event of the barest per-hook queueing with a loop per hook: a copy of
     the context per hook appended under the lane's lock; once per batch, one
     thread-safe call per lane starts a task on its loop that pops and awaits until the
@@ -175,8 +177,8 @@ async def _bare_own_loops(lanes: list[_BareOwnLoop], events: int) -> float:
 
     last = len(lanes)
     started = time.perf_counter()
-    for _ in range(10):
-        for _ in range(events // 10):
+    for _ in range(batches):
+        for _ in range(events // batches):
             for lane in lanes:
                 with lane.lock:
                     lane.queue.append(("agent:start", CONTEXT.copy()))
@@ -194,25 +196,26 @@ async def _bare_own_loops(lanes: list[_BareOwnLoop], events: int) -> float:
     return (time.perf_counter() - started) / events
 
 
-async def _floor(hooks: Any, events: int) -> tuple[float, float]:
+async def _floor(hooks: Any, events: int, batches: int = 10) -> tuple[float, float]:
     """(bare per-hook queueing, the reference's inline emit), seconds per event."""
     handlers = [h.handle for h in hooks.gateway.hooks]
     started = time.perf_counter()
     for _ in range(events):
         await _reference_emit(handlers, "agent:start", CONTEXT)
     reference = (time.perf_counter() - started) / events
-    return await _bare_queues(handlers, events), reference
+    return await _bare_queues(handlers, events, batches), reference
 
 
 def _total_loop_work(
-    repetitions: int = 7, events: int = 2000, host_loop: bool = False
+    repetitions: int = 7, events: int = 2000, host_loop: bool = False, batches: int = 10
 ) -> dict[str, list[float]]:
     """Per repetition, interleaved: ours / reference (total loop work per event with 10
-    no-op handlers), the one-loop floor / reference, ours / the one-loop floor, and,
-    with own loops, the own-loop floor / the one-loop floor and ours / the own-loop
-    floor."""
+    no-op handlers, ``events`` emitted in ``batches`` bursts each drained before the
+    next), the one-loop floor / reference, ours / the one-loop floor, and, with own
+    loops, the own-loop floor / the one-loop floor and ours / the own-loop floor."""
     figures: dict[str, list[float]] = {}
     where = "host loop" if host_loop else "own loops"
+    where += f", {events // batches} event(s) per burst"
     with tempfile.TemporaryDirectory() as tmp:
         hooks = hermes_hooks.load(
             _home(Path(tmp), 0.0, hooks=10, host_loop=host_loop),
@@ -223,9 +226,9 @@ def _total_loop_work(
         try:
             for _ in range(repetitions):
                 with collector_paused():
-                    ours, reference = asyncio.run(_loop_work(hooks, events))
+                    ours, reference = asyncio.run(_loop_work(hooks, events, batches))
                 with collector_paused():
-                    bare, bare_reference = asyncio.run(_floor(hooks, events))
+                    bare, bare_reference = asyncio.run(_floor(hooks, events, batches))
                 figures.setdefault("ours/reference", []).append(ours / reference)
                 figures.setdefault("bare/reference", []).append(bare / bare_reference)
                 figures.setdefault("ours/bare", []).append(ours / bare)
@@ -235,7 +238,7 @@ def _total_loop_work(
                 )
                 if own:
                     with collector_paused():
-                        bare_own = asyncio.run(_bare_own_loops(own, events))
+                        bare_own = asyncio.run(_bare_own_loops(own, events, batches))
                     figures.setdefault("own/bare", []).append(bare_own / bare)
                     figures.setdefault("ours/own", []).append(ours / bare_own)
                     line += f", own-loop floor {bare_own * 1e6:.1f} us"
@@ -266,34 +269,49 @@ def run() -> list[tuple[str, float | list[float]]]:
         results.append((f"emit() caller cost / reference inline emit, {label}", ours / reference))
     own = _total_loop_work()
     host = _total_loop_work(host_loop=True)
+    # Events one at a time, each delivered before the next (a gateway's usual pace):
+    # every event then pays a lane's start and end, which a burst shares.
+    own_single = _total_loop_work(events=300, batches=300)
+    host_single = _total_loop_work(events=300, batches=300, host_loop=True)
     results += [
         (
             "total loop work per event (emit + lane delivery) / reference inline emit, "
-            "10 no-op handlers (target 5)",
+            "10 no-op handlers, bursts of 200 (target 5)",
             own["ours/reference"],
         ),
         (
             "floor: bare per-hook queues on one loop (copy, append, pop, await; nothing "
-            "else) / reference inline emit, 10 no-op handlers",
+            "else) / reference inline emit, 10 no-op handlers, bursts of 200",
             own["bare/reference"],
         ),
         (
-            "floor: bare per-hook queues on a loop per hook (one wake per lane and batch, "
+            "floor: bare per-hook queues on a loop per hook (one wake per lane and burst, "
             "one back) / the same on one loop: what a loop per hook costs at the least",
             own["own/bare"],
         ),
         (
-            "loop work / own-loop floor, 10 no-op handlers on their own loops (target 1.5)",
+            "loop work / own-loop floor, 10 no-op handlers on their own loops, bursts of "
+            "200 (target 1.5)",
             own["ours/own"],
         ),
         (
+            "loop work / own-loop floor, 10 no-op handlers on their own loops, one event "
+            "at a time (target 1.5)",
+            own_single["ours/own"],
+        ),
+        (
             "loop work / one-loop floor, 10 no-op handlers on the host loop "
-            "(host_loop: true; target 1.5)",
+            "(host_loop: true), bursts of 200 (target 1.5)",
             host["ours/bare"],
         ),
         (
-            "loop work / one-loop floor, 10 no-op handlers on their own loops "
-            "(for comparison: the own-loop floor above is the least this can be)",
+            "loop work / one-loop floor, 10 no-op handlers on the host loop "
+            "(host_loop: true), one event at a time (target 1.5)",
+            host_single["ours/bare"],
+        ),
+        (
+            "loop work / one-loop floor, 10 no-op handlers on their own loops, bursts of "
+            "200 (for comparison: the own-loop floor above is the least this can be)",
             own["ours/bare"],
         ),
     ]

@@ -536,14 +536,16 @@ def offer_each(
 def _wake_due(lanes: list[Lane]) -> None:
     """On the emitting loop's next turn: start, on its home loop, the task each lane's
     events of the last turn wait for (unless that was done meanwhile)."""
+    starting = []
     for lane in lanes:
         with lane._lock:
             if lane._due is None:
                 continue
             lane._mark_starting()
-        # Woken outside the lock: the wake-up may hand the home loop's thread the
-        # interpreter at once, and its _begin takes this lock; held, it would hand it
-        # straight back.
+        starting.append(lane)
+    # Woken outside the locks and back to back: each wake-up may hand that loop's
+    # thread the interpreter at once, and its _begin takes its lane's lock.
+    for lane in starting:
         lane._post_begin()
 
 
