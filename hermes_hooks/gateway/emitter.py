@@ -25,7 +25,7 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -38,8 +38,8 @@ from hermes_hooks.gateway.commands import CommandDecision, canonical_command, re
 from hermes_hooks.gateway.events import COMMAND_PREFIX, event_prefix, wildcard_prefix
 from hermes_hooks.gateway.lanes import (
     LANE_CAPACITY,
+    Batch,
     BatchTimer,
-    Entry,
     Lane,
     Overran,
     await_bounded,
@@ -357,7 +357,9 @@ class GatewayEmitter:
         carry = self.trace(event, len(subscribers)) if self.trace and subscribers else None
         with entered(carry):
             for hook in subscribers:
-                ok, result = await self._serve(hook, ((event, _copy_context(base), None),))
+                ok, result = await self._serve(
+                    hook, Batch.of(((event, _copy_context(base), None),))
+                )
                 if ok and decision is None:
                     decision = read_decision(result, base["raw_command"], hook.name)
         return decision or CommandDecision()
@@ -367,11 +369,11 @@ class GatewayEmitter:
     async def _serve(
         self,
         hook: GatewayHook,
-        entries: Iterable[Entry],
+        batch: Batch,
         timer: BatchTimer | None = None,
     ) -> tuple[bool, Any]:
-        """Run ``hook``'s handler on each ``(event, context, carry)`` entry in order,
-        isolated; returns the last call's outcome, (succeeded, result).
+        """Run ``hook``'s handler on each ``(event, context, carry)`` entry of ``batch``
+        in order, isolated; returns the last call's outcome, (succeeded, result).
 
         A lane serves each batch with this (on the hook's own loop for an async hook),
         its ``timer`` bounding every call; a command serves its one entry from the
@@ -389,10 +391,17 @@ class GatewayEmitter:
         # this loop's own bookkeeping lies between them (a clock read is a good part of
         # what a no-op handler costs).  Anything slower in between reads it afresh.
         started = perf_counter()
-        for event, context, carry in entries:
+        pending, more = batch.pending, batch.more
+        while True:
+            try:
+                event, context, carry = pending.popleft()
+            except IndexError:
+                if more():
+                    continue
+                return outcome
             if carry is not None:
                 with entered(carry):  # the handler runs inside the emission's trace
-                    outcome = await self._serve(hook, ((event, context, None),), timer)
+                    outcome = await self._serve(hook, Batch.of(((event, context, None),)), timer)
                 started = perf_counter()
                 continue
             try:
@@ -452,7 +461,6 @@ class GatewayEmitter:
                 started = perf_counter()
             else:
                 started = ended
-        return outcome
 
     def _report(self, hook: GatewayHook, event: str, fault: Fault) -> str:
         """Log a failed handler call once (per hook and kind); return the record's detail."""

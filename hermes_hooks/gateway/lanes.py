@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._workers import TimedOut
@@ -32,7 +33,16 @@ from hermes_hooks._workers import TimedOut
 if TYPE_CHECKING:
     from hermes_hooks.gateway.loops import HandlerLoop
 
-__all__ = ["LANE_CAPACITY", "BatchTimer", "Entry", "Lane", "Overran", "await_bounded", "offer_each"]
+__all__ = [
+    "LANE_CAPACITY",
+    "Batch",
+    "BatchTimer",
+    "Entry",
+    "Lane",
+    "Overran",
+    "await_bounded",
+    "offer_each",
+]
 
 #: Pending events per hook before new ones are dropped.
 LANE_CAPACITY = 256
@@ -214,6 +224,45 @@ class BatchTimer:
 Entry = tuple[str, dict[str, Any], Any]
 
 
+def _no_more() -> bool:
+    return False
+
+
+class Batch:
+    """The entries one task delivers, in order.
+
+    Take them with ``pending.popleft()`` until it raises ``IndexError``, then call
+    :meth:`more`: True when entries arrived meanwhile (take on), False when the batch
+    is over (the lane has gone idle, or was taken away).  Iterating a batch does just
+    that.  The deque and the call are exposed rather than only an iterator because a
+    lane's batch runs this for every event and hook, and resuming a generator per entry
+    cost more than the rest of a no-op handler's delivery.
+    """
+
+    __slots__ = ("more", "pending")
+
+    def __init__(self, pending: deque[Entry], more: Callable[[], bool] = _no_more) -> None:
+        self.pending = pending
+        #: Whether to go on once ``pending`` is empty (see the class docstring).
+        self.more = more
+
+    @classmethod
+    def of(cls, entries: Iterable[Entry]) -> Batch:
+        """A batch of just ``entries``."""
+        return cls(deque(entries))
+
+    def __iter__(self) -> Iterator[Entry]:
+        pending, more = self.pending, self.more
+        while True:
+            try:
+                entry = pending.popleft()
+            except IndexError:
+                if more():
+                    continue
+                return
+            yield entry
+
+
 class Lane:
     """One hook's FIFO of pending ``(event, context, carry)`` entries and its
     delivering task.
@@ -251,7 +300,7 @@ class Lane:
 
     def __init__(
         self,
-        serve: Callable[[Iterator[Entry], BatchTimer], Awaitable[object]],
+        serve: Callable[[Batch, BatchTimer], Awaitable[object]],
         capacity: int = LANE_CAPACITY,
         home: HandlerLoop | None = None,
     ) -> None:
@@ -310,6 +359,11 @@ class Lane:
         if task is not None and self._task_loop is loop and not task.done():
             return False  # its task runs on this loop: it will get to the event
         if not _alive(task):
+            if task is not None and not task.done():
+                # Left on a loop that stopped: should that loop run again, its task
+                # must find nothing to take (see _more); the entries go on here.
+                old, self._pending = self._pending, deque(self._pending)
+                old.clear()
             self._task = loop.create_task(self._work())
             self._task_loop = loop
         return False
@@ -369,7 +423,7 @@ class Lane:
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         # A task that ended early: wake close() and whoever waits for the lane to go
-        # idle, as _entries does when a batch ends normally.
+        # idle, as _more does when a batch ends normally.
         with self._lock:
             self._notify_closers()
         self._idle()
@@ -382,13 +436,17 @@ class Lane:
     async def _work(self) -> None:
         me = asyncio.current_task()
         assert me is not None
+        with self._lock:
+            if self._task is not me:
+                return  # replaced before it ever ran (its loop had stopped)
+            pending = self._pending  # from now on only _more's swap takes it away
         timer = self._batch_timer(me)
         try:
-            await self._serve(self._entries(me), timer)
+            await self._serve(Batch(pending, functools.partial(self._more, me)), timer)
         except BaseException:
             # Ended early (cancelled, or a handler's KeyboardInterrupt leaving the loop):
             # _finished runs once the task is over.  Only then: a batch that ends
-            # normally has said so itself (see _entries), and a done callback would
+            # normally has said so itself (see _more), and a done callback would
             # cost every batch a turn of its loop.
             me.add_done_callback(self._finished)
             raise
@@ -411,34 +469,31 @@ class Lane:
         self._timer = timer = BatchTimer()
         return timer
 
-    def _entries(self, me: asyncio.Task[None] | None) -> Iterator[Entry]:
-        """The lane's entries, taken one at a time by its task ``me``, until it is empty."""
-        pending = self._pending
-        while True:
-            # A deque's popleft is atomic, so taking an event needs no lock; only
-            # deciding that the lane is empty does, since offer() reads the task slot
-            # under the lock to know whether a task will get to its event.
+    def _more(self, me: asyncio.Task[None]) -> bool:
+        """For the batch of task ``me``, its deque found empty: True if entries arrived
+        meanwhile; else the batch is over, and the lane idle unless it was taken away.
+
+        A deque's popleft is atomic, so taking an entry needs no lock; only deciding
+        that the lane is empty does, since an offer reads the task slot under the lock
+        to know whether a task will get to its entry.  A lane taken away from ``me``
+        (closed, or its task replaced) got a new deque, so ``me`` stops at its next
+        take and never delivers alongside another task.
+        """
+        with self._lock:
             if self._task is not me:
-                return  # close() took the lane away (and cleared it)
-            try:
-                entry = pending.popleft()
-            except IndexError:
-                with self._lock:
-                    if pending and self._task is me:
-                        continue
-                    if self._task is not me:
-                        return
-                    self._task = None
-                    waiters, self._idle_waiters = self._idle_waiters, []
-                    self._notify_closers()
-                # Idle from here on (an offer now starts a new task): say so now, not
-                # from the task's done callback a turn of this loop later, since on a
-                # hook's own loop each turn may hand the interpreter to another thread
-                # before whoever waits hears of it.
-                for callback in waiters:
-                    callback()
-                return
-            yield entry
+                return False
+            if self._pending:
+                return True
+            self._task = None
+            waiters, self._idle_waiters = self._idle_waiters, []
+            self._notify_closers()
+        # Idle from here on (an offer now starts a new task): say so now, not from the
+        # task's done callback a turn of this loop later, since on a hook's own loop
+        # each turn may hand the interpreter to another thread before whoever waits
+        # hears of it.
+        for callback in waiters:
+            callback()
+        return False
 
     def task(self) -> asyncio.Task[None] | None:
         """The delivering task, if one is alive (for drain)."""
@@ -471,8 +526,10 @@ class Lane:
                     )
                 finally:
                     self._closers -= 1
+            # A new deque, so a task still running stops at its next take (see _more).
             dropped = len(self._pending)
             self._pending.clear()
+            self._pending = deque()
             self._starting = False
             task, self._task = self._task, None
         self._idle()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from hermes_hooks._workers import TimedOut
-from hermes_hooks.gateway.lanes import BatchTimer, Entry, Lane
+from hermes_hooks.gateway.lanes import Batch, BatchTimer, Lane
 
 
 def test_each_call_is_bounded_and_the_batch_goes_on() -> None:
@@ -67,7 +66,7 @@ def test_a_lane_bounds_every_event_of_a_batch_with_one_timer(
     monkeypatch.setattr(asyncio.BaseEventLoop, "call_at", counting_call_at)
     delivered: list[str] = []
 
-    async def serve(entries: Iterator[Entry], timer: BatchTimer) -> None:
+    async def serve(entries: Batch, timer: BatchTimer) -> None:
         for event, _context, _carry in entries:
 
             async def handle(event: str = event) -> None:

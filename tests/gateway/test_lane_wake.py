@@ -6,10 +6,9 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
-from hermes_hooks.gateway.lanes import BatchTimer, Entry, Lane
+from hermes_hooks.gateway.lanes import Batch, BatchTimer, Lane
 from hermes_hooks.gateway.loops import HandlerLoop
 
 
@@ -20,7 +19,7 @@ class _Served:
         self.batches: list[list[str]] = []
         self.threads: set[str] = set()
 
-    async def __call__(self, entries: Iterator[Entry], timer: BatchTimer) -> None:
+    async def __call__(self, entries: Batch, timer: BatchTimer) -> None:
         self.threads.add(threading.current_thread().name)
         self.batches.append([event for event, _, _ in entries])
 
@@ -99,3 +98,76 @@ def test_drain_waits_for_lanes_on_other_loops_without_polling_them_out() -> None
     assert served.batches == [["e0"]]
     lane.close(time.monotonic() + 5)
     assert home.close(time.monotonic() + 5)
+
+
+def test_a_batch_still_running_when_its_lane_closes_never_takes_a_later_event() -> None:
+    # close() gave up waiting on a batch held by a blocking call: an event offered
+    # afterwards belongs to a new batch, and the old one, once released, must stop
+    # instead of delivering it alongside (or ahead of) the new one.
+    started, release = threading.Event(), threading.Event()
+    batches: list[list[str]] = []
+
+    async def serve(entries: Batch, timer: BatchTimer) -> None:
+        batch: list[str] = []
+        batches.append(batch)
+        for event, _, _ in entries:
+            batch.append(event)
+            if event == "e0":
+                started.set()
+                release.wait(10)  # blocks the hook's own loop, as a bad handler would
+
+    home = HandlerLoop("h")
+    lane = Lane(serve, home=home)
+    other = asyncio.new_event_loop()
+    lane.offer("e0", {}, loop=other)
+    lane.offer("e1", {}, loop=other)
+    other.run_until_complete(asyncio.sleep(0))  # the turn that sends the start
+    assert started.wait(10)
+    assert lane.close(time.monotonic() + 0.1) == 1  # e1 dropped; the batch is held
+    lane.offer("e2", {}, loop=other)
+    other.run_until_complete(asyncio.sleep(0))
+    release.set()
+    assert _until(lambda: not lane.busy())
+    other.close()
+    assert batches == [["e0"], ["e2"]]
+    assert home.close(time.monotonic() + 5)
+
+
+def test_a_lane_left_on_a_loop_that_stopped_moves_on_and_that_loop_takes_nothing() -> None:
+    served = _Served()
+    lane = Lane(served)  # delivered on the emitting loop
+    first, second = asyncio.new_event_loop(), asyncio.new_event_loop()
+    lane.offer("e0", {}, loop=first)  # its task waits for a turn of ``first``
+    lane.offer("e1", {}, loop=second)  # ``first`` is not running: ``second`` takes over
+    first.run_until_complete(asyncio.sleep(0))  # the stale task runs first after all
+    second.run_until_complete(asyncio.sleep(0))
+    # The stale task took nothing; the events went, in order, to the new one.
+    assert served.batches == [["e0", "e1"]]
+    first.close()
+    second.close()
+
+
+def test_a_batch_suspended_on_a_loop_that_stopped_leaves_the_rest_to_the_next_loop() -> None:
+    first, second = asyncio.new_event_loop(), asyncio.new_event_loop()
+    held = first.create_future()
+    batches: list[list[str]] = []
+
+    async def serve(entries: Batch, timer: BatchTimer) -> None:
+        batch: list[str] = []
+        batches.append(batch)
+        for event, _, _ in entries:
+            batch.append(event)
+            if event == "e0":
+                await held  # suspended here when ``first`` stops turning
+
+    lane = Lane(serve)
+    lane.offer("e0", {}, loop=first)
+    lane.offer("e1", {}, loop=first)
+    first.run_until_complete(asyncio.sleep(0))  # e0 taken, then ``first`` stops
+    lane.offer("e2", {}, loop=second)  # ``second`` takes over what is left
+    held.set_result(None)
+    first.run_until_complete(asyncio.sleep(0))  # the old batch resumes first: it stops
+    second.run_until_complete(asyncio.sleep(0))
+    assert batches == [["e0"], ["e1", "e2"]]
+    first.close()
+    second.close()
