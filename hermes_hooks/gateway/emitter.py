@@ -525,19 +525,20 @@ class GatewayEmitter:
         deadline = None if timeout is None else time.monotonic() + timeout
         loop = asyncio.get_running_loop()
         while True:
-            lanes = [h.lane for h in self._hooks if h.lane is not None and h.lane.busy()]
-            if not lanes:
+            # Each busy lane says when it goes idle (from whichever loop delivers it),
+            # and the last of them wakes this loop; the short cap only guards against a
+            # word that never comes (a task cancelled before it ever ran).
+            idle = _AllIdle(loop)
+            busy = 0
+            for hook in self._hooks:
+                if hook.lane is not None and idle.watch(hook.lane):
+                    busy += 1
+            if not busy:
                 return True
+            idle.watched()
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return False
-            # Each lane says when it goes idle (from whichever loop delivers it), and
-            # the last of them wakes this loop; the short cap only guards against a
-            # word that never comes (a task cancelled before it ever ran).
-            idle = _AllIdle(loop)
-            for lane in lanes:
-                idle.watch(lane)
-            idle.watched()
             cap = _DRAIN_POLL if remaining is None else min(_DRAIN_POLL, remaining)
             # The future itself, resolved early by the cap (the loop re-checks anyway):
             # asyncio.wait would cost this loop another turn after the wake-up.
@@ -588,30 +589,42 @@ class _AllIdle:
     other loops report from their own threads, and only the last one wakes ``loop``
     (each wake-up hands that thread the interpreter)."""
 
-    __slots__ = ("_left", "_lock", "_loop", "future")
+    __slots__ = ("_left", "_lock", "_loop", "_watching", "future")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._lock = threading.Lock()
-        self._left = 1  # the watching itself, until watched()
+        # Registered lanes not yet idle.  A lane may report before it is counted (it
+        # reports from its own thread), so this can dip below zero while watching.
+        self._left = 0
+        self._watching = True  # until watched(): no count of zero is final before
         self.future: asyncio.Future[None] = loop.create_future()
 
-    def watch(self, lane: Lane) -> None:
-        """Count ``lane`` until it goes idle (at once if it is idle already)."""
+    def watch(self, lane: Lane) -> bool:
+        """Wait for ``lane`` to go idle; False, and nothing to wait for, if it is idle
+        already (the cheap case drain() ends on: one lock per lane)."""
+        if not lane.when_idle(self._one_idle):
+            return False
         with self._lock:
             self._left += 1
-        if not lane.when_idle(self._one_idle):
-            self._one_idle()
+        return True
 
     def watched(self) -> None:
         """Every lane is watched: the last to go idle resolves :attr:`future`."""
-        self._one_idle()
+        with self._lock:
+            self._watching = False
+            if self._left:
+                return
+        self._resolve()
 
     def _one_idle(self) -> None:
         with self._lock:
             self._left -= 1
-            if self._left:
+            if self._left or self._watching:
                 return
+        self._resolve()
+
+    def _resolve(self) -> None:
         if _on_loop(self._loop):  # the last one was idle when watched: no wake-up
             _resolve(self.future)
             return

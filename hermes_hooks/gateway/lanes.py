@@ -386,9 +386,9 @@ class Lane:
 
     def when_idle(self, callback: Callable[[], object]) -> bool:
         """Call ``callback`` (from any thread) once the lane's task is over; False,
-        registering nothing, when the lane is idle already."""
+        registering nothing, when the lane is idle already (as :meth:`busy` decides)."""
         with self._lock:
-            if not (self._starting or self._due is not None or _alive(self._task)):
+            if not self._busy():
                 return False
             self._idle_waiters.append(callback)
             return True
@@ -439,7 +439,7 @@ class Lane:
         with self._lock:
             if self._task is not me:
                 return  # replaced before it ever ran (its loop had stopped)
-            pending = self._pending  # from now on only _more's swap takes it away
+            pending = self._pending  # swapped, from now on, only to stop this batch
         timer = self._batch_timer(me)
         try:
             await self._serve(Batch(pending, functools.partial(self._more, me)), timer)
@@ -503,10 +503,14 @@ class Lane:
     def busy(self) -> bool:
         """Whether a task delivers, or is about to start delivering, this lane's events."""
         with self._lock:
-            due = self._due
-            if due is not None and (due.is_closed() or not due.is_running()):
-                self._send_start()  # the loop that was to send it will not turn again
-            return self._starting or self._due is not None or _alive(self._task)
+            return self._busy()
+
+    def _busy(self) -> bool:
+        # Under the lock.
+        due = self._due
+        if due is not None and (due.is_closed() or not due.is_running()):
+            self._send_start()  # the loop that was to send it will not turn again
+        return self._starting or self._due is not None or _alive(self._task)
 
     def close(self, deadline: float) -> int:
         """Stop the lane: wait for it to empty until ``deadline`` (a ``time.monotonic``
