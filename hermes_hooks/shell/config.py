@@ -410,7 +410,31 @@ class _Reader:
                 if entry is not None:
                     self.result.entries.append(entry)
         self.alias = None
+        self.check_shared_approvals()
         return self.result
+
+    def check_shared_approvals(self) -> None:
+        """An approval is keyed by the event and the command as written; two entries
+        that write one command but run different files (two plugins'
+        ``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh``) cannot both be approved, so the one
+        not approved refuses every call: said here, where the fix is."""
+        first: dict[tuple[str, str], ShellEntry] = {}
+        for entry in self.result.entries:
+            earlier = first.setdefault((entry.event, entry.command), entry)
+            if earlier is entry or earlier.runs == entry.runs:
+                continue
+            self.alias = (entry.event, entry.declared) if entry.declared else None
+            self.warn(
+                entry.event,
+                entry.index,
+                f"writes the command of {earlier.where} ({entry.command}) but runs "
+                f"{entry.runs!r}, not {earlier.runs!r}: an approval is keyed by the command "
+                "as written, so only one of the two can be approved and the other refuses "
+                "every call. Fix: write each plugin's path out in its command "
+                "(import-claude does)",
+                drops=True,
+            )
+        self.alias = None
 
     # -- one entry ---------------------------------------------------------------------
 

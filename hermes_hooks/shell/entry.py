@@ -127,10 +127,11 @@ class ShellEntry:
     @property
     def key(self) -> tuple[str, str | None, str, str]:
         """The registration identity within one home (an entry registers once):
-        (event, matcher, command, dialect), the dialect naming the entry's variant when it
-        has one (``claude-code:PreToolUse``)."""
+        (event, matcher, what runs, dialect), the dialect naming the entry's variant when
+        it has one (``claude-code:PreToolUse``).  What runs, not the command as written:
+        two plugins' ``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh`` are two hooks."""
         flavour = self.dialect if self.variant is None else f"{self.dialect}:{self.variant}"
-        return (self.event, self.matcher, self.command, flavour)
+        return (self.event, self.matcher, self.runs, flavour)
 
     @property
     def where(self) -> str:

@@ -240,3 +240,73 @@ def test_every_corpus_script_is_run_by_the_suite() -> None:
     scripts = sorted(p.name for p in CORPUS.iterdir() if p.is_file())
     assert len(scripts) >= 37
     assert [name for name in scripts if f'"{name}"' not in tests] == []
+
+
+def _two_plugins(tmp_path: Path, command: Callable[[Path], str]) -> list[dict[str, Any]]:
+    """Two plugins shipping ``guard.sh``: the first allows, the second blocks."""
+    entries = []
+    for name, body in (("allows", "exit 0"), ("blocks", 'echo "no, says blocks" >&2; exit 2')):
+        root = tmp_path / name
+        root.mkdir()
+        script = root / "guard.sh"
+        script.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+        script.chmod(0o755)
+        entry = {"command": command(root), "matcher": "Bash", "shell": "bash"}
+        entries.append({**entry, "plugin_root": str(root), "fail_closed": True})
+    return entries
+
+
+def test_two_plugins_writing_one_command_both_guard_and_the_clash_is_an_error(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    load: Callable[..., Hooks],
+) -> None:
+    # Both write '"${CLAUDE_PLUGIN_ROOT}/guard.sh"': the second was once taken for a
+    # repeat of the first and never ran, so its gate was off.
+    entries = _two_plugins(tmp_path, lambda root: '"${CLAUDE_PLUGIN_ROOT}/guard.sh"')
+    (home / "config.yaml").write_text(json.dumps({"hooks": {"PreToolUse": entries}}))
+    code, _, err = cli(home, capsys, "approve", "pre_tool_call", entries[0]["command"])
+    assert code == 0, err
+    hooks = load()
+    clash = (
+        'hooks.PreToolUse[1]: writes the command of hooks.PreToolUse[0] ("${CLAUDE_PLUGIN_ROOT}'
+        f'/guard.sh") but runs \'"{tmp_path}/blocks/guard.sh"\', not '
+        f"'\"{tmp_path}/allows/guard.sh\"': an approval is keyed by the command as written, "
+        "so only one of the two can be approved and the other refuses every call. Fix: "
+        "write each plugin's path out in its command (import-claude does)"
+    )
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 2 and errors[0].endswith(clash), errors
+    refused = (
+        f"refused: it resolved to {tmp_path}/allows/guard.sh when approved and resolves to "
+        f"{tmp_path}/blocks/guard.sh now"
+    )
+    assert refused in errors[1]
+    # The second plugin's gate runs: its files are not the approved ones, so it refuses
+    # the call, and being fail_closed it blocks.
+    call = payload("pre_tool_call", "terminal", args={"command": "ls"})
+    assert hooks.pre_tool_call(**call).action == "block"
+    code, out, _ = cli(home, capsys, "doctor")
+    assert code == 1
+    assert clash in out
+
+
+def test_two_plugins_with_their_paths_written_out_are_approved_and_run_apart(
+    home: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+    load: Callable[..., Hooks],
+) -> None:
+    entries = _two_plugins(tmp_path, lambda root: f"{root}/guard.sh")
+    (home / "config.yaml").write_text(json.dumps({"hooks": {"PreToolUse": entries}}))
+    for entry in entries:
+        code, _, err = cli(home, capsys, "approve", "pre_tool_call", entry["command"])
+        assert code == 0, err
+    hooks = load()
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
+    call = payload("pre_tool_call", "terminal", args={"command": "ls"})
+    decision = hooks.pre_tool_call(**call)
+    assert (decision.action, decision.message) == ("block", "no, says blocks")
