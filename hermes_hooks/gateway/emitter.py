@@ -390,6 +390,8 @@ class GatewayEmitter:
         # One clock read per call: a call's end is the next one's start, since only
         # this loop's own bookkeeping lies between them (a clock read is a good part of
         # what a no-op handler costs).  Anything slower in between reads it afresh.
+        if timer is not None and timer.limit != limit:
+            timer.watch(limit)  # the batch's calls all share this limit
         started = perf_counter()
         pending, more = batch.pending, batch.more
         while True:
@@ -413,8 +415,6 @@ class GatewayEmitter:
                     # The timer's protocol written out, not timer.run(): no coroutine
                     # per call, and only attribute writes to start and end one.
                     timer.since = started
-                    if timer.limit != limit:
-                        timer.watch(limit)
                     try:
                         result = await handle(event, context)
                     except asyncio.CancelledError:
