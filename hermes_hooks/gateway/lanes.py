@@ -6,10 +6,11 @@ HandlerLoop` for an async hook, else on the emitting loop.  The task ends when t
 empty and the next emit starts a new one, so an idle gateway keeps no tasks, and a
 lane never needs an ``asyncio`` primitive bound to a loop that may since have closed.
 
-Each call of an async handler is bounded, but one loop timer serves a whole batch: a
-lane's task arms a :class:`BatchTimer` at the first call's deadline, and when it
-fires it either cancels the call that overran or re-arms for the call now running.
-A batch of quick calls costs one timer, not a timeout scope and a timer per call.
+Each call of an async handler is bounded, but one loop timer serves a whole batch (and
+the next batches on the same loop): a lane's task arms a :class:`BatchTimer` at the
+first call's deadline, and when it fires it either cancels the call that overran or
+re-arms for the call now running.  A batch of quick calls costs no timer of its own,
+not a timeout scope and a timer per call.
 
 Sync handlers must never block the loop, so they run on the hook's
 :class:`~hermes_hooks._workers.BoundedRunner` (the same reusable, abandon-at-the-limit
@@ -267,12 +268,12 @@ class Lane:
     """One hook's FIFO of pending ``(event, context, carry)`` entries and its
     delivering task.
 
-    The task awaits ``serve`` once per batch with an iterator over the lane's entries,
-    in order, and the batch's :class:`BatchTimer`.  The iterator ends when the lane is
-    empty (the task then ends) or when :meth:`close` took the lane away.  ``serve``
-    runs every entry in that one coroutine, so a batch of quick deliveries costs no
-    coroutine per event; it must not raise (the emitter isolates handler failures
-    before they get here).
+    The task awaits ``serve`` once per batch with a :class:`Batch` of the lane's
+    entries, in order, and the batch's :class:`BatchTimer`.  The batch ends when the
+    lane is empty (the task then ends) or when :meth:`close` took the lane away.
+    ``serve`` runs every entry in that one coroutine, so a batch of quick deliveries
+    costs no coroutine per event; it must not raise (the emitter isolates handler
+    failures before they get here).
 
     With a ``home`` (a :class:`~hermes_hooks.gateway.loops.HandlerLoop`) the task runs
     on that loop, whatever loop emits: it is started there by a thread-safe call, and
