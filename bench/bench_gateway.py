@@ -207,12 +207,14 @@ async def _floor(hooks: Any, events: int, batches: int = 10) -> tuple[float, flo
 
 
 def _total_loop_work(
-    repetitions: int = 7, events: int = 2000, host_loop: bool = False, batches: int = 10
+    repetitions: int = 15, events: int = 2000, host_loop: bool = False, batches: int = 10
 ) -> dict[str, list[float]]:
     """Per repetition, interleaved: ours / reference (total loop work per event with 10
     no-op handlers, ``events`` emitted in ``batches`` bursts each drained before the
     next), the one-loop floor / reference, ours / the one-loop floor, and, with own
-    loops, the own-loop floor / the one-loop floor and ours / the own-loop floor."""
+    loops, the own-loop floor / the one-loop floor and ours / the own-loop floor.
+    Fifteen repetitions by default: figures that wake ten threads swing more between
+    runs on a shared machine than the single-threaded ones."""
     figures: dict[str, list[float]] = {}
     where = "host loop" if host_loop else "own loops"
     where += f", {events // batches} event(s) per burst"
