@@ -100,13 +100,24 @@ def _security(host: str) -> Any:
     )
 
 
+#: The JSON-RPC error code the SDK's own servers answer a cancelled request with on this
+#: (handshake-era) HTTP wire, where only an answer ends a request's SSE stream.
+REQUEST_CANCELLED = -32800
+
+
 class _HttpEnd:
     """One HTTP session's streams as the relay's :class:`~.proxy.ClientEnd`.
 
     Lines go out through a queue drained by :meth:`pump` (the relay never waits on a
     client).  A progress notification is tied to the request it reports on, so the
     transport sends it on that request's own SSE stream; everything else the upstream
-    starts (its requests, other notifications) goes on the session's GET stream."""
+    starts (its requests, other notifications) goes on the session's GET stream.
+
+    A request the client cancels is answered here with ``REQUEST_CANCELLED``, as the
+    SDK's own servers answer on this wire: the cancellation goes on to the upstream,
+    which sends no answer, and without one the request's SSE stream would stay open
+    until the session ends.  Each request gets at most one answer, whichever reaches
+    :meth:`pump` first (an upstream answer racing the cancellation included)."""
 
     def __init__(self, read: Any, write: Any) -> None:
         self._read = read
@@ -114,6 +125,7 @@ class _HttpEnd:
         self._outbox: asyncio.Queue[bytes] = asyncio.Queue()
         self._progress: dict[Any, Any] = {}  # progress token -> the request's id
         self._tokens: dict[Any, Any] = {}  # the request's id -> its progress token
+        self._unanswered: set[Any] = set()  # the client's requests not answered yet
 
     async def receive(self) -> bytes:
         """The client's next message as a line; ``b""`` once the session has ended."""
@@ -127,12 +139,27 @@ class _HttpEnd:
                 continue
             message = item.message
             if isinstance(message, JSONRPCRequest):
+                self._unanswered.add(message.id)
                 meta = (message.params or {}).get("_meta")
                 if isinstance(meta, dict) and meta.get("progressToken") is not None:
                     self._progress[meta["progressToken"]] = message.id
                     self._tokens[message.id] = meta["progressToken"]
+            elif (
+                isinstance(message, JSONRPCNotification)
+                and message.method == "notifications/cancelled"
+            ):
+                self._answer_cancelled((message.params or {}).get("requestId"))
             text: str = message.model_dump_json(by_alias=True, exclude_unset=True)
             return text.encode() + b"\n"
+
+    def _answer_cancelled(self, request_id: Any) -> None:
+        """Queue the answer that ends a cancelled request's SSE stream (see the class
+        docstring); nothing for a request already answered or never made."""
+        if request_id is None or request_id not in self._unanswered:
+            return
+        error = {"code": REQUEST_CANCELLED, "message": "Request cancelled"}
+        answer = JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        self.send(answer.model_dump_json(by_alias=True, exclude_unset=True).encode() + b"\n")
 
     def send(self, data: bytes) -> None:
         """Queue one line for the client."""
@@ -156,6 +183,10 @@ class _HttpEnd:
                     if related is not None:
                         metadata = ServerMessageMetadata(related_request_id=related)
             elif isinstance(message, JSONRPCResponse | JSONRPCError):
+                if message.id is not None:
+                    if message.id not in self._unanswered:
+                        continue  # answered already (cancelled here, or a repeat)
+                    self._unanswered.discard(message.id)
                 token = self._tokens.pop(message.id, None)
                 if token is not None:
                     self._progress.pop(token, None)

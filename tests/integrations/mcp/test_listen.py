@@ -4,6 +4,7 @@ real process on 127.0.0.1, each session relayed to its own SDK-built upstream ch
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -12,12 +13,15 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
+import httpx
 import pytest
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
@@ -447,3 +451,106 @@ def test_a_listen_address_it_must_not_or_cannot_use_is_refused_before_anything_s
     )
     assert (done.returncode, done.stdout, done.stderr) == (2, "", message)
     assert started.exists() is False
+
+
+def _sse_messages(lines: Iterator[str]) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of an SSE stream's ``data:`` lines, until it ends."""
+    return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
+
+
+def test_a_call_the_http_client_cancels_is_answered_and_its_stream_ends(
+    home: Path, tmp_path: Path
+) -> None:
+    # The upstream never answers a cancelled call (hang sleeps a minute): without an
+    # answer from the proxy, the call's SSE stream stayed open until the session ended.
+    calls = tmp_path / "calls.jsonl"
+    version = "2025-06-18"
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream"}
+    with listening(home, tmp_path) as (url, _proxy), httpx.Client(timeout=30) as http:
+        opened = http.post(url, json=initialize, headers=headers)
+        assert opened.status_code == 200, opened.text
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = version
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, json=initialized, headers=headers).status_code == 202
+        listing = http.post(
+            url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
+        )
+        assert listing.status_code == 200, listing.text
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+        call["params"] = {"name": "hang", "arguments": {}}
+        with http.stream("POST", url, json=call, headers=headers) as stream:
+            _wait_for(lambda: [c["tool"] for c in upstream_calls(calls)] == ["hang"])
+            assert [c["tool"] for c in upstream_calls(calls)] == ["hang"]
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+            cancel["params"] = {"requestId": 7, "reason": "the user pressed stop"}
+            assert http.post(url, json=cancel, headers=headers).status_code == 202
+            # Read on a thread: the transport keeps an open stream alive with pings, so
+            # a stream that never ends would hang the test instead of failing it.
+            messages: list[dict[str, Any]] = []
+
+            def read() -> None:
+                with contextlib.suppress(httpx.TransportError):  # torn down on failure
+                    messages.extend(_sse_messages(stream.iter_lines()))
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            reader.join(30)
+            assert not reader.is_alive(), "the cancelled call's stream is still open"
+    assert messages == [
+        {"jsonrpc": "2.0", "id": 7, "error": {"code": -32800, "message": "Request cancelled"}}
+    ]
+
+
+def test_a_request_gets_one_answer_however_the_cancellation_and_the_upstream_race() -> None:
+    from mcp.shared.message import SessionMessage
+    from mcp_types.jsonrpc import jsonrpc_message_adapter
+
+    from hermes_hooks.integrations.mcp.listen import _HttpEnd
+
+    def incoming(line: str) -> SessionMessage:
+        return SessionMessage(jsonrpc_message_adapter.validate_json(line))
+
+    async def main() -> list[dict[str, Any]]:
+        to_proxy, read = anyio.create_memory_object_stream[Any](10)
+        write, from_proxy = anyio.create_memory_object_stream[Any](10)
+        end = _HttpEnd(read, write)
+        pump = asyncio.ensure_future(end.pump())
+        for line in (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "a"}}',
+            '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "b"}}',
+            '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}',
+            '{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}}',
+        ):
+            await to_proxy.send(incoming(line))
+            await end.receive()  # what the relay would forward upstream
+        # The upstream answers both anyway: 7 was answered already, 8 was not.
+        end.send(b'{"jsonrpc": "2.0", "id": 7, "result": {"content": []}}\n')
+        end.send(b'{"jsonrpc": "2.0", "id": 8, "result": {"content": []}}\n')
+        end.send(b'{"jsonrpc": "2.0", "id": 8, "result": {"content": []}}\n')
+        sent = []
+        with anyio.fail_after(10):
+            for _ in range(2):
+                message = await from_proxy.receive()
+                sent.append(message.message.model_dump(by_alias=True, exclude_unset=True))
+        await asyncio.sleep(0.05)  # anything more would be queued by now
+        pump.cancel()
+        assert from_proxy.statistics().current_buffer_used == 0
+        for stream in (to_proxy, read, write, from_proxy):
+            stream.close()
+        return sent
+
+    assert asyncio.run(main()) == [
+        {"jsonrpc": "2.0", "id": 7, "error": {"code": -32800, "message": "Request cancelled"}},
+        {"jsonrpc": "2.0", "id": 8, "result": {"content": []}},
+    ]
