@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from hermes_hooks.gateway.lanes import Batch, BatchTimer, Lane
@@ -100,12 +101,10 @@ def test_drain_waits_for_lanes_on_other_loops_without_polling_them_out() -> None
     assert home.close(time.monotonic() + 5)
 
 
-def test_a_batch_still_running_when_its_lane_closes_never_takes_a_later_event() -> None:
-    # close() gave up waiting on a batch held by a blocking call: an event offered
-    # afterwards belongs to a new batch, and the old one, once released, must stop
-    # instead of delivering it alongside (or ahead of) the new one.
-    started, release = threading.Event(), threading.Event()
-    batches: list[list[str]] = []
+def _held_at_e0(
+    batches: list[list[str]], hold: Callable[[], Awaitable[None]]
+) -> Callable[[Batch, BatchTimer], Awaitable[None]]:
+    """A lane's ``serve`` that records each batch's events and calls ``hold`` on "e0"."""
 
     async def serve(entries: Batch, timer: BatchTimer) -> None:
         batch: list[str] = []
@@ -113,11 +112,24 @@ def test_a_batch_still_running_when_its_lane_closes_never_takes_a_later_event() 
         for event, _, _ in entries:
             batch.append(event)
             if event == "e0":
-                started.set()
-                release.wait(10)  # blocks the hook's own loop, as a bad handler would
+                await hold()
+
+    return serve
+
+
+def test_a_batch_still_running_when_its_lane_closes_never_takes_a_later_event() -> None:
+    # close() gave up waiting on a batch held by a blocking call: an event offered
+    # afterwards belongs to a new batch, and the old one, once released, must stop
+    # instead of delivering it alongside (or ahead of) the new one.
+    started, release = threading.Event(), threading.Event()
+    batches: list[list[str]] = []
+
+    async def hold() -> None:
+        started.set()
+        release.wait(10)  # blocks the hook's own loop, as a bad handler would
 
     home = HandlerLoop("h")
-    lane = Lane(serve, home=home)
+    lane = Lane(_held_at_e0(batches, hold), home=home)
     other = asyncio.new_event_loop()
     lane.offer("e0", {}, loop=other)
     lane.offer("e1", {}, loop=other)
@@ -152,15 +164,10 @@ def test_a_batch_suspended_on_a_loop_that_stopped_leaves_the_rest_to_the_next_lo
     held = first.create_future()
     batches: list[list[str]] = []
 
-    async def serve(entries: Batch, timer: BatchTimer) -> None:
-        batch: list[str] = []
-        batches.append(batch)
-        for event, _, _ in entries:
-            batch.append(event)
-            if event == "e0":
-                await held  # suspended here when ``first`` stops turning
+    async def hold() -> None:
+        await held  # suspended here when ``first`` stops turning
 
-    lane = Lane(serve)
+    lane = Lane(_held_at_e0(batches, hold))
     lane.offer("e0", {}, loop=first)
     lane.offer("e1", {}, loop=first)
     first.run_until_complete(asyncio.sleep(0))  # e0 taken, then ``first`` stops
