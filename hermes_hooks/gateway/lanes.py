@@ -117,14 +117,15 @@ class BatchTimer:
     batch on the same loop, which :meth:`begin` hands it.
     """
 
-    __slots__ = ("_handle", "_loop", "_task", "expired", "limit", "since")
+    __slots__ = ("_handle", "_task", "expired", "limit", "loop", "since")
 
     def __init__(self) -> None:
         task = asyncio.current_task()
         assert task is not None, "a BatchTimer belongs to a running task"
         #: The task running the batch; None between batches.
         self._task: asyncio.Task[Any] | None = task
-        self._loop = task.get_loop()
+        #: The loop the timer wakes on (every batch it serves runs there).
+        self.loop = task.get_loop()
         #: ``time.perf_counter()`` when the running call started; None between calls.
         self.since: float | None = None
         #: The limit the timer watches for, in seconds (None: none).
@@ -198,7 +199,7 @@ class BatchTimer:
 
     def _wake_in(self, delay: float) -> None:
         # Relative delays only: ``since`` is on perf_counter's clock, the loop on its own.
-        self._handle = self._loop.call_later(max(0.0, delay), self._check)
+        self._handle = self.loop.call_later(max(0.0, delay), self._check)
 
     def close(self) -> None:
         """The batch is over: drop the timer."""
@@ -464,7 +465,7 @@ class Lane:
         and a gateway whose events arrive one at a time starts a batch per hook for
         every event."""
         timer = self._timer
-        if timer is not None and timer._loop is me.get_loop():
+        if timer is not None and timer.loop is me.get_loop():
             timer.begin(me)
             return timer
         self._timer = timer = BatchTimer()
@@ -495,11 +496,6 @@ class Lane:
         for callback in waiters:
             callback()
         return False
-
-    def task(self) -> asyncio.Task[None] | None:
-        """The delivering task, if one is alive (for drain)."""
-        with self._lock:
-            return self._task if _alive(self._task) else None
 
     def busy(self) -> bool:
         """Whether a task delivers, or is about to start delivering, this lane's events."""

@@ -78,9 +78,9 @@ def test_a_lane_bounds_every_event_of_a_batch_with_one_timer(
         lane = Lane(serve)
         for n in range(50):
             assert lane.offer(f"e{n}", {})
-        task = lane.task()
-        assert task is not None
-        await task
+        idle = asyncio.get_running_loop().create_future()
+        assert lane.when_idle(lambda: idle.set_result(None))  # busy until delivered
+        await idle
 
     asyncio.run(main())
     assert delivered == [f"e{n}" for n in range(50)]
