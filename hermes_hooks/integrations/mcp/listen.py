@@ -185,7 +185,10 @@ class _HttpEnd:
             elif isinstance(message, JSONRPCResponse | JSONRPCError):
                 if message.id is not None:
                     if message.id not in self._unanswered:
-                        continue  # answered already (cancelled here, or a repeat)
+                        # answered already (cancelled here, or a repeat): a second
+                        # answer would land on no request's stream
+                        log.debug("dropped a second answer to request %r", message.id)
+                        continue
                     self._unanswered.discard(message.id)
                 token = self._tokens.pop(message.id, None)
                 if token is not None:
