@@ -23,6 +23,7 @@ entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is 
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
@@ -545,6 +546,7 @@ class _Reader:
             base=None if self.base is None else os.fspath(self.base),
             source=self.source,
             variables=read.variables,
+            written=_written(raw),
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
@@ -678,6 +680,17 @@ class _Reader:
             )
             return False
         return flag
+
+
+def _written(raw: Mapping[str, Any]) -> str:
+    """``raw`` as canonical text: the same for two entries written key for key alike,
+    whatever the keys' order.  A mapping JSON cannot order (keys of mixed types) is
+    taken as it stands: at worst a repeat then registers twice, and runs twice, rather
+    than a distinct entry being dropped."""
+    try:
+        return json.dumps(raw, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(raw)
 
 
 def parse_hooks(

@@ -117,6 +117,9 @@ class ShellEntry:
     #: (name, value) of each variable written out in ``command`` before it is split
     #: and resolved (:attr:`EntryMatcher.variables`); the consent key stays as written.
     variables: tuple[tuple[str, str], ...] = ()
+    #: The entry's mapping exactly as written (canonical text): what tells a repeat
+    #: apart from an entry that differs in any option (see :attr:`key`).
+    written: str = ""
 
     @property
     def runs(self) -> str:
@@ -125,13 +128,15 @@ class ShellEntry:
         return expand_variables(self.command, self.variables)
 
     @property
-    def key(self) -> tuple[str, str | None, str, str]:
+    def key(self) -> tuple[str, str, str]:
         """The registration identity within one home (an entry registers once):
-        (event, matcher, what runs, dialect), the dialect naming the entry's variant when
-        it has one (``claude-code:PreToolUse``).  What runs, not the command as written:
-        two plugins' ``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh`` are two hooks."""
+        (event, dialect, the entry as written), the dialect naming the entry's variant
+        when it has one (``claude-code:PreToolUse``).  Only an entry written again key
+        for key is a repeat: one differing in any option (an ``if:`` rule, a
+        ``plugin_root``, a timeout) is a hook of its own, so that no gate is dropped
+        as a repeat of another."""
         flavour = self.dialect if self.variant is None else f"{self.dialect}:{self.variant}"
-        return (self.event, self.matcher, self.runs, flavour)
+        return (self.event, flavour, self.written)
 
     @property
     def where(self) -> str:

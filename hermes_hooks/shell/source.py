@@ -52,8 +52,8 @@ __all__ = ["ShellSource", "load", "unloaded"]
 log = get_logger("hermes_hooks.shell")
 
 _LOADS = itertools.count(1)
-# What each manager already holds, per home: (home, event, matcher, command, dialect).
-_Key = tuple[str, str, str | None, str, str]
+# What each manager already holds, per home: (home, *ShellEntry.key).
+_Key = tuple[str, str, str, str]
 _STATE = "shell"
 
 
@@ -130,7 +130,7 @@ class ShellSource:
         self.parsed = parse_hooks(config, str(self.config_path), base=self.home, host=self.host)
         decisions: dict[tuple[str, str], tuple[str, str | None]] = {}
         held: set[_Key] = self._manager.adapter_state.setdefault(_STATE, set())
-        seen: dict[tuple[str, str | None, str, str], ShellEntry] = {}
+        seen: dict[tuple[str, str, str], ShellEntry] = {}
         # Consent first, for every entry; then the approvals it gave are written in one
         # go (a load approving a thousand hooks writes the file once, not a thousand
         # times); then the entries are registered, in config order.
@@ -139,7 +139,7 @@ class ShellSource:
             if entry.key in seen:
                 first = seen[entry.key]
                 log.warning(
-                    "%s: %s repeats %s (same event, matcher and command); ignored",
+                    "%s: %s repeats %s (the same entry, written again); ignored",
                     self.config_path,
                     entry.where,
                     first.where,

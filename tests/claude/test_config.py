@@ -251,9 +251,36 @@ def test_identity_includes_the_dialect_and_the_claude_event(
         ("hooks.PostToolUseFailure[0]", "registered"),
     ]
     assert warnings_of(caplog) == [
-        f"{home / 'config.yaml'}: hooks.PostToolUse[1] repeats hooks.PostToolUse[0] (same "
-        "event, matcher and command); ignored"
+        f"{home / 'config.yaml'}: hooks.PostToolUse[1] repeats hooks.PostToolUse[0] (the "
+        "same entry, written again); ignored"
     ]
+
+
+def test_entries_that_differ_only_in_an_option_are_two_gates_not_a_repeat(
+    home: Path, load: Callable[..., Hooks], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One guard, asked for two kinds of command through two if: rules: the second was
+    # once taken for a repeat of the first (same event, matcher and command) and
+    # dropped with a WARNING, so curl went through.
+    guard = tmp_path / "guard.sh"
+    guard.write_text('#!/bin/sh\necho "blocked by guard" >&2\nexit 2\n', encoding="utf-8")
+    guard.chmod(0o755)
+    entries = [
+        {"matcher": "Bash", "if": "Bash(rm *)", "command": str(guard)},
+        {"matcher": "Bash", "if": "Bash(curl *)", "command": str(guard)},
+    ]
+    configure(home, {"PreToolUse": entries})
+    hooks = load()
+    states = [(r.entry.where, r.state) for r in hooks.sources["shell"].records()]
+    assert states == [("hooks.PreToolUse[0]", "registered"), ("hooks.PreToolUse[1]", "registered")]
+    assert warnings_of(caplog) == []
+    actions = [
+        hooks.pre_tool_call(
+            **payload("pre_tool_call", "terminal", args={"command": command})
+        ).action
+        for command in ("rm -rf build", "curl example.invalid", "ls")
+    ]
+    assert actions == ["block", "block", "allow"]
 
 
 def test_consent_is_keyed_by_our_event_and_the_command(
