@@ -23,7 +23,6 @@ entry index (``hooks.pre_tool_call[2]``) and says what to fix; the same text is 
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -53,7 +52,9 @@ from hermes_hooks.shell.entry import (
     MAX_TIMEOUT,
     EntryRefused,
     ShellEntry,
+    approval_clashes,
     expand_variables,
+    written_form,
 )
 from hermes_hooks.shell.home import TRUTHY, auto_accept_configured
 
@@ -415,15 +416,8 @@ class _Reader:
         return self.result
 
     def check_shared_approvals(self) -> None:
-        """An approval is keyed by the event and the command as written; two entries
-        that write one command but run different files (two plugins'
-        ``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh``) cannot both be approved, so the one
-        not approved refuses every call: said here, where the fix is."""
-        first: dict[tuple[str, str], ShellEntry] = {}
-        for entry in self.result.entries:
-            earlier = first.setdefault((entry.event, entry.command), entry)
-            if earlier is entry or earlier.runs == entry.runs:
-                continue
+        """Each pair of :func:`approval_clashes`, said here, where the fix is."""
+        for earlier, entry in approval_clashes(self.result.entries):
             self.alias = (entry.event, entry.declared) if entry.declared else None
             self.warn(
                 entry.event,
@@ -546,7 +540,7 @@ class _Reader:
             base=None if self.base is None else os.fspath(self.base),
             source=self.source,
             variables=read.variables,
-            written=_written(raw),
+            written=written_form(raw),
         )
 
     def dialect(self, event: str, index: int, value: Any, declared: str | None) -> str | None:
@@ -680,17 +674,6 @@ class _Reader:
             )
             return False
         return flag
-
-
-def _written(raw: Mapping[str, Any]) -> str:
-    """``raw`` as canonical text: the same for two entries written key for key alike,
-    whatever the keys' order.  A mapping JSON cannot order (keys of mixed types) is
-    taken as it stands: at worst a repeat then registers twice, and runs twice, rather
-    than a distinct entry being dropped."""
-    try:
-        return json.dumps(raw, sort_keys=True, default=repr)
-    except (TypeError, ValueError):
-        return repr(raw)
 
 
 def parse_hooks(

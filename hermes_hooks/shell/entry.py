@@ -4,10 +4,11 @@ shell adapter (the dialects, the run, the output core, ``list`` and ``doctor``) 
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from hermes_hooks.errors import ConfigError
 from hermes_hooks.hookspecs import CATALOGUE
@@ -19,7 +20,9 @@ __all__ = [
     "EntryRefused",
     "ShellEntry",
     "Warn",
+    "approval_clashes",
     "expand_variables",
+    "written_form",
 ]
 
 #: A hook's timeout in seconds when the entry sets none.
@@ -69,6 +72,17 @@ def expand_variables(command: str, variables: Sequence[tuple[str, str]]) -> str:
         # A plain value holds no backslash, so it is its own replacement text.
         command = re.sub(r"\$(?:\{" + word + r"\}|" + word + r"(?![A-Za-z0-9_]))", value, command)
     return command
+
+
+def written_form(raw: Mapping[str, Any]) -> str:
+    """An entry's mapping as canonical text (:attr:`ShellEntry.written`): the same for
+    two entries written key for key alike, whatever the keys' order.  A mapping JSON
+    cannot order (keys of mixed types) is taken as it stands: at worst a repeat then
+    registers twice, and runs twice, rather than a distinct entry being dropped."""
+    try:
+        return json.dumps(raw, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(raw)
 
 
 class EntryMatcher(NamedTuple):
@@ -154,3 +168,15 @@ class ShellEntry:
         the catalogue counts as one, since in doubt a gate runs."""
         contract = CATALOGUE.get(self.event)
         return contract is None or contract.fail_closed
+
+
+def approval_clashes(entries: Iterable[ShellEntry]) -> Iterator[tuple[ShellEntry, ShellEntry]]:
+    """(earlier, later) for each entry that writes an earlier one's command for the same
+    event but runs other files (two plugins' ``${CLAUDE_PLUGIN_ROOT}/hooks/check.sh``):
+    an approval is keyed by the event and the command as written, so only one of the
+    two can be approved, and the other refuses every call."""
+    first: dict[tuple[str, str], ShellEntry] = {}
+    for entry in entries:
+        earlier = first.setdefault((entry.event, entry.command), entry)
+        if earlier is not entry and earlier.runs != entry.runs:
+            yield earlier, entry
