@@ -417,7 +417,6 @@ class _LaneBase:
     def _report_failure(
         self, event: str, delivery_id: str, outcome: Outcome, attempts: int
     ) -> None:
-        self.stats.failed += 1
         label = self.target.label
         if outcome.kind == "redirect":
             self._warnings.warn(
@@ -456,6 +455,9 @@ class _LaneBase:
                 attempts,
                 outcome.describe(),
             )
+        # Counted once said: whoever sees the count (a test, a metric reader) finds the
+        # log line already written.
+        self.stats.failed += 1
 
 
 class Lane(_LaneBase):
