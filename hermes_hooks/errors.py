@@ -23,7 +23,8 @@ example).
 
 Outside the tree, on purpose: the internal ``TimedOut`` family
 (``hermes_hooks._workers``, and the gateway lanes' ``Overran``) signals a callback that
-ran past its limit between private modules and never reaches a caller, and
+ran past its limit between private modules, and the MCP proxy's ``Cancelled``
+(``integrations.mcp.inflight``) a call its client gave up on; neither reaches a caller.
 ``KeyboardInterrupt`` is never swallowed anywhere in the package.
 """
 

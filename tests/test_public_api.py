@@ -158,6 +158,7 @@ OUTSIDE_THE_TREE = {
     "hermes_hooks._workers.Hung",
     "hermes_hooks._workers.Busy",
     "hermes_hooks.gateway.lanes.Overran",
+    "hermes_hooks.integrations.mcp.inflight.Cancelled",
 }
 
 

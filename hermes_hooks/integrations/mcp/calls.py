@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
     from hermes_hooks.types import ToolDecision
 
-__all__ = ["CallIds", "Outcome", "after", "approval", "before"]
+__all__ = ["CANCELLED", "CallIds", "Outcome", "after", "approval", "before"]
+
+#: The ``error_type`` of a call the client cancelled before the upstream ran it.
+CANCELLED = "cancelled"
 
 
 @dataclass(slots=True)
@@ -84,8 +87,8 @@ def approval(
 def after(
     hooks: Hooks, tool: str, args: dict[str, Any], ids: CallIds, outcome: Outcome
 ) -> str | None:
-    """Fire ``post_tool_call`` and, unless the call was blocked, ``transform_tool_result``;
-    return the replacement result or None."""
+    """Fire ``post_tool_call`` and, unless the call was blocked or cancelled (no result
+    goes to the client), ``transform_tool_result``; return the replacement or None."""
     payload: dict[str, Any] = {
         "tool_name": tool,
         "args": args,
@@ -97,6 +100,6 @@ def after(
         "error_message": outcome.error_message,
     }
     hooks.post_tool_call(**payload, middleware_trace=[])
-    if outcome.status == "blocked":
+    if outcome.status == "blocked" or outcome.error_type == CANCELLED:
         return None
     return hooks.transform_tool_result(**payload)

@@ -50,6 +50,7 @@ from pydantic import ValidationError
 
 from hermes_hooks._log import get_logger, warn_once
 from hermes_hooks.integrations.mcp import calls
+from hermes_hooks.integrations.mcp.inflight import Cancelled, InFlight
 from hermes_hooks.integrations.mcp.naming import hook_tool_name
 from hermes_hooks.integrations.mcp.pins import ToolPins, Verdict
 from hermes_hooks.integrations.mcp.recorder import Recorder
@@ -141,7 +142,7 @@ class Proxy:
         self.options = options
         self.pins = pins
         self._session = _Session(session_id) if session_id else _Session()
-        self._pending: dict[Any, asyncio.Future[Any]] = {}
+        self._in_flight = InFlight()
         self._verdicts: dict[str, Verdict | None] = {}  # None: allowed
         self._last_listing: dict[str, Any] | None = None
         self._own_ids = 0
@@ -206,6 +207,7 @@ class Proxy:
         if not self._session.started:
             await self._start_session()
         if isinstance(message, JSONRPCRequest):
+            self._in_flight.reused(message.id)
             if message.method == "tools/call":
                 self._spawn(self._tool_call(message, line))
                 return
@@ -215,6 +217,12 @@ class Proxy:
             if message.method == "tools/list":
                 self._spawn(self._tool_list(message, line))
                 return
+        elif (
+            isinstance(message, JSONRPCNotification)
+            and message.method == "notifications/cancelled"
+            and self._in_flight.cancel((message.params or {}).get("requestId"))
+        ):
+            return  # the upstream never saw that request
         elif self._gone is not None:
             return  # notifications and answers have nowhere to go
         await self._to_upstream(line)
@@ -236,12 +244,9 @@ class Proxy:
             except ValidationError:
                 self._garbage(line)
                 continue
-            if isinstance(message, JSONRPCResponse | JSONRPCError):
-                waiter = self._pending.pop(message.id, None)
-                if waiter is not None:
-                    if not waiter.done():
-                        waiter.set_result((message, line))
-                    continue
+            answer = isinstance(message, JSONRPCResponse | JSONRPCError)
+            if answer and self._in_flight.answered(message.id, (message, line)):
+                continue  # waited for, or given up on: never relayed as it is
             self._send(line)
 
     # -- tools -----------------------------------------------------------------------
@@ -364,6 +369,15 @@ class Proxy:
             self._send(_error(request.id, INTERNAL_ERROR, f"the proxy failed: {exc}"))
 
     async def _guarded_call(self, request: JSONRPCRequest, line: bytes) -> None:
+        self._in_flight.call_started(request.id)
+        try:
+            await self._judged_call(request, line)
+        finally:
+            self._in_flight.call_ended(request.id)
+
+    async def _judged_call(self, request: JSONRPCRequest, line: bytes) -> None:
+        """The call through its hooks, then to the upstream unless they stopped it (or
+        the client cancelled it meanwhile), then its answer through the hooks."""
         params = request.params or {}
         name = params.get("name")
         if not isinstance(name, str):
@@ -400,14 +414,32 @@ class Proxy:
             self._send(_result(request.id, block_result(message, modern)))
             self._record(ids, tool, asked, message, "ok", 0, blocked=True)
             return
+        if self._in_flight.cancelled_in_hooks(request.id):
+            # The client gave up while the hooks ran: the tool must not run after all.
+            log.info(
+                "tools/call %r, cancelled by the client in its hooks, is not sent on", request.id
+            )
+            await self._cancelled_call(
+                ids,
+                tool,
+                args,
+                asked,
+                "the client cancelled the call before it reached the upstream",
+            )
+            return
         if decision.modified:
             request = request.model_copy(update={"params": {**params, "arguments": args}})
             line = _dump(request.model_dump(mode="json", exclude_unset=True))
         started = time.perf_counter()
+        self._in_flight.sent_on(request.id)
         try:
             answer, raw = await self._request_upstream(request, line, self.options.call_timeout)
         except _UpstreamGone as exc:
             self._send(_error(request.id, exc.code, str(exc)))
+            return
+        except Cancelled:
+            message = "the client cancelled the call while the upstream ran it"
+            await self._cancelled_call(ids, tool, args, asked, message)
             return
         duration = int((time.perf_counter() - started) * 1000)
         if isinstance(answer, JSONRPCError):
@@ -446,6 +478,18 @@ class Proxy:
         else:
             self._send(_result(request.id, replace_result(result, replaced)))
 
+    async def _cancelled_call(
+        self, ids: calls.CallIds, tool: str, args: dict[str, Any], asked: Any, message: str
+    ) -> None:
+        """A call the client cancelled: nothing goes back (a cancelled request gets no
+        answer over stdio, and the HTTP end has answered it), and ``post_tool_call``
+        still pairs the ``pre_tool_call`` it had."""
+        outcome = calls.Outcome(message, "error", 0, calls.CANCELLED, message)
+        await self._fire(
+            "post_tool_call", lambda: calls.after(self.hooks, tool, args, ids, outcome)
+        )
+        self._record(ids, tool, asked, message, "error", 0)
+
     def _record(
         self,
         ids: calls.CallIds,
@@ -478,8 +522,7 @@ class Proxy:
         and the line it came as, to forward untouched when nothing changes it)."""
         if self._gone is not None:
             raise _UpstreamGone(self._gone)
-        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request.id] = waiter
+        waiter = self._in_flight.wait(request.id)
         if line is None:
             line = _dump(request.model_dump(mode="json", exclude_unset=True))
         await self._to_upstream(line)
@@ -488,7 +531,7 @@ class Proxy:
                 return await asyncio.wait_for(asyncio.shield(waiter), timeout)
             return await waiter
         except asyncio.TimeoutError:
-            self._pending.pop(request.id, None)
+            self._in_flight.give_up(request.id)  # an answer after the error is dropped
             log.error(
                 "upstream %s did not answer %s within %s s; the client gets an error",
                 self.options.server,
@@ -521,10 +564,7 @@ class Proxy:
             line[:200],
             level=logging.ERROR,
         )
-        waiting, self._pending = self._pending, {}
-        for waiter in waiting.values():
-            if not waiter.done():
-                waiter.set_exception(_UpstreamGone(_GARBLED))
+        self._in_flight.fail_all(lambda: _UpstreamGone(_GARBLED))
 
     def _lost(self, why: str) -> None:
         """The upstream can answer nothing more: say so once, fail what waits."""
@@ -538,10 +578,7 @@ class Proxy:
             self.options.server,
             why,
         )
-        waiting, self._pending = self._pending, {}
-        for waiter in waiting.values():
-            if not waiter.done():
-                waiter.set_exception(_UpstreamGone(why))
+        self._in_flight.fail_all(lambda: _UpstreamGone(why))
 
     def _answer_locally(self, request: JSONRPCRequest, why: str | None = None) -> None:
         """Answer a request the upstream cannot: the last listing, a ping, or an error."""

@@ -92,10 +92,15 @@ class RawProxy:
 
 
 @contextmanager
-def raw_proxy(home: Path, calls: Path, errlog: Path, *extra: str) -> Iterator[RawProxy]:
-    """The proxy as a subprocess of a raw client; on exit its stdin is closed (the
-    client leaves) and ``returncode`` is set once it has exited."""
+def raw_proxy(
+    home: Path, calls: Path, errlog: Path, *extra: str, upstream: Path = UPSTREAM
+) -> Iterator[RawProxy]:
+    """The proxy as a subprocess of a raw client (wrapping the server script
+    ``upstream``, given ``calls`` to log to); on exit its stdin is closed (the client
+    leaves) and ``returncode`` is set once it has exited."""
     params = proxy_params(home, calls, *extra)
+    if upstream != UPSTREAM:
+        params.args[params.args.index("--") + 1 :] = [sys.executable, str(upstream), str(calls)]
     with errlog.open("w", encoding="utf-8") as err:
         process = subprocess.Popen(
             [params.command, *params.args],

@@ -5,6 +5,7 @@ cannot use.  Real processes on both sides, as in ``test_proxy.py``."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.client.stdio import stdio_client
 
+from tests.helpers import write_plugin
 from tests.integrations.mcp.helpers import (
     ALL_TOOLS,
     RAW_META,
@@ -204,3 +206,170 @@ def test_a_listing_the_proxy_made_for_an_early_call_is_served_after_a_crash(
     assert failed["error"]["message"] == "the upstream server exited (code -9)"
     assert listed["id"] == 2
     assert [tool["name"] for tool in listed["result"]["tools"]] == ALL_TOOLS
+
+
+SLOW_GATE = """
+import json
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def _note(**fields):
+    with (HERE / "events.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(fields, sort_keys=True) + "\\n")
+
+
+def gate(tool_name, args, tool_call_id, **kw):
+    _note(hook="pre_tool_call", id=tool_call_id, args=args)
+    if args.get("text") == "wait":
+        (HERE / "gating").write_text("")
+        deadline = time.monotonic() + 30
+        while not (HERE / "release").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return None
+
+
+def after(tool_call_id, result, status, error_type, **kw):
+    _note(hook="post_tool_call", id=tool_call_id, result=result, status=status,
+          error_type=error_type)
+
+
+def transform(tool_call_id, **kw):
+    _note(hook="transform_tool_result", id=tool_call_id)
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", gate)
+    ctx.register_hook("post_tool_call", after)
+    ctx.register_hook("transform_tool_result", transform)
+"""
+
+
+def _noted(plugin: Path, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` hook events the plugin noted, waiting for them (the hooks
+    after a call fire on a worker thread, after the proxy has moved on)."""
+    path = plugin / "events.jsonl"
+    deadline = time.monotonic() + 30
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        if len(lines) >= count:
+            break
+        time.sleep(0.02)
+    return [json.loads(line) for line in lines]
+
+
+def test_a_call_the_client_cancels_while_its_hooks_run_never_reaches_the_upstream(
+    home: Path, tmp_path: Path
+) -> None:
+    # The gate allows the call only after the client has given up on it: sending it on
+    # then would run a tool nobody waits for (a delete the user pressed stop on).
+    plugin = write_plugin(home / "plugins", "gate", SLOW_GATE)
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+
+    def call(ident: int, text: str) -> None:
+        params = {"name": "echo", "arguments": {"text": text}, "_meta": RAW_META}
+        proxy.send({"id": ident, "method": "tools/call", "params": params})
+
+    with raw_proxy(home, calls, errlog, "--accept-hooks") as proxy:
+        call(7, "wait")
+        deadline = time.monotonic() + 30
+        while not (plugin / "gating").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert (plugin / "gating").exists(), "the gate never started"
+        proxy.send({"method": "notifications/cancelled", "params": {"requestId": 7}})
+        # The proxy reads the client's lines in order: the listing's answer shows that
+        # it has taken the cancellation in before the gate lets the call go.
+        proxy.send({"id": 8, "method": "tools/list", "params": {"_meta": RAW_META}})
+        listed = proxy.read()
+        (plugin / "release").write_text("")
+        cancelled = _noted(plugin, 2)  # post_tool_call of 7 before the next call
+        call(9, "after")
+        answered = proxy.read()  # no answer to 7 comes first: it gets none
+        events = _noted(plugin, 5)
+    assert listed["id"] == 8
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ALL_TOOLS
+    assert answered["id"] == 9
+    assert answered["result"]["content"][0]["text"] == "echo: after"
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "after"}}]
+    assert events[:2] == cancelled
+    assert events == [
+        {"hook": "pre_tool_call", "id": "7", "args": {"text": "wait"}},
+        {
+            "hook": "post_tool_call",
+            "id": "7",
+            "result": "the client cancelled the call before it reached the upstream",
+            "status": "error",
+            "error_type": "cancelled",
+        },
+        {"hook": "pre_tool_call", "id": "9", "args": {"text": "after"}},
+        {
+            "hook": "post_tool_call",
+            "id": "9",
+            "result": "echo: after",
+            "status": "ok",
+            "error_type": None,
+        },
+        {"hook": "transform_tool_result", "id": "9"},
+    ]
+    assert proxy.returncode == 0
+
+
+LATE = Path(__file__).with_name("late_server.py")
+
+
+def test_an_upstream_answering_a_call_the_client_cancelled_has_its_answer_dropped(
+    home: Path, tmp_path: Path
+) -> None:
+    # Handed to the client, that late answer would pass a tool result around the hooks
+    # that guard results (a transform that redacts it, say).
+    plugin = write_plugin(home / "plugins", "gate", SLOW_GATE)
+    calls = tmp_path / "calls.jsonl"
+    with raw_proxy(home, calls, tmp_path / "proxy.log", "--accept-hooks", upstream=LATE) as proxy:
+        params = {"name": "echo", "arguments": {"text": "secret"}, "_meta": RAW_META}
+        proxy.send({"id": 7, "method": "tools/call", "params": params})
+        deadline = time.monotonic() + 30
+        while not upstream_calls(calls) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proxy.send({"method": "notifications/cancelled", "params": {"requestId": 7}})
+        # The upstream answers 7 as it reads the cancellation, before it reads the ping.
+        proxy.send({"id": 8, "method": "ping", "params": {"_meta": RAW_META}})
+        pong = proxy.read()
+        events = _noted(plugin, 2)
+    assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "secret"}}]
+    assert events == [
+        {"hook": "pre_tool_call", "id": "7", "args": {"text": "secret"}},
+        {
+            "hook": "post_tool_call",
+            "id": "7",
+            "result": "the client cancelled the call while the upstream ran it",
+            "status": "error",
+            "error_type": "cancelled",
+        },
+    ]
+    assert proxy.returncode == 0
+
+
+def test_an_answer_after_the_call_timeout_is_dropped_not_relayed(
+    home: Path, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    extra = ("--accept-hooks", "--call-timeout", "0.5")
+    with raw_proxy(home, calls, tmp_path / "proxy.log", *extra, upstream=LATE) as proxy:
+        params = {"name": "echo", "arguments": {"text": "secret"}, "_meta": RAW_META}
+        proxy.send({"id": 7, "method": "tools/call", "params": params})
+        timed_out = proxy.read()
+        # The proxy told the upstream to stop, and the upstream answered 7 at that:
+        # the next line the client gets is the ping's answer.
+        proxy.send({"id": 8, "method": "ping", "params": {"_meta": RAW_META}})
+        pong = proxy.read()
+    assert timed_out == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "error": {"code": -32001, "message": "the upstream server did not answer within 0.5 s"},
+    }
+    assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "secret"}}]
