@@ -87,7 +87,9 @@ class Hooks(HookCalls):
             self.telemetry.close()
         self.telemetry = instrument(self)
         self._firing: Dispatcher | Telemetry = self.telemetry or self._dispatcher
-        self._fire: Callable[[str, dict[str, Any]], Any] = self._firing.fire
+        self._fire: Callable[[str, dict[str, Any]], Any] = (
+            self.telemetry.entry() if self.telemetry is not None else self._dispatcher.fire
+        )
 
     @classmethod
     def empty(

@@ -321,6 +321,32 @@ class Telemetry:
         except Exception as exc:
             _broken(hook, "end", exc)
 
+    def entry(self) -> Callable[[str, dict[str, Any]], Any]:
+        """What the facade's typed methods fire through: :meth:`fire` once a real
+        provider is there; until then a function that asks for one and otherwise calls
+        the dispatcher itself.
+
+        The facade binds this once, at load.  Asking costs a few attribute reads; the
+        method calls around them (this object's ``fire`` and ``_wake``) cost as much
+        again, and an environment that carries the API with no provider pays them on
+        every firing.  Once a provider appears, the function hands every firing to
+        :meth:`fire`, which starts the spans.
+        """
+        if self._live:
+            return self.fire
+        dispatcher_fire, traced, provider_set = (
+            self._dispatcher.fire,
+            self.fire,
+            global_provider_set,
+        )
+
+        def fire_unless_traced(hook: str, payload: dict[str, Any]) -> Any:
+            if provider_set():
+                return traced(hook, payload)
+            return dispatcher_fire(hook, payload)
+
+        return fire_unless_traced
+
     def fire(self, hook: str, payload: dict[str, Any]) -> Any:
         """:meth:`Dispatcher.fire <hermes_hooks._dispatch.Dispatcher.fire>` inside a
         span named after the hook (no span when no callback listens)."""
