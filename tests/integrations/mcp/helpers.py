@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -125,3 +126,58 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+#: A plugin that notes its hooks in its folder's events.jsonl and holds a call whose
+#: ``text`` is ``wait`` in pre_tool_call (writing ``gating``) until ``release`` exists.
+SLOW_GATE = """
+import json
+import time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def _note(**fields):
+    with (HERE / "events.jsonl").open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(fields, sort_keys=True) + "\\n")
+
+
+def gate(tool_name, args, tool_call_id, **kw):
+    _note(hook="pre_tool_call", id=tool_call_id, args=args)
+    if args.get("text") == "wait":
+        (HERE / "gating").write_text("")
+        deadline = time.monotonic() + 30
+        while not (HERE / "release").exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+    return None
+
+
+def after(tool_call_id, result, status, error_type, **kw):
+    _note(hook="post_tool_call", id=tool_call_id, result=result, status=status,
+          error_type=error_type)
+
+
+def transform(tool_call_id, **kw):
+    _note(hook="transform_tool_result", id=tool_call_id)
+
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", gate)
+    ctx.register_hook("post_tool_call", after)
+    ctx.register_hook("transform_tool_result", transform)
+"""
+
+
+def noted(plugin: Path, count: int) -> list[dict[str, Any]]:
+    """The first ``count`` hook events the plugin noted, waiting for them (the hooks
+    after a call fire on a worker thread, after the proxy has moved on)."""
+    path = plugin / "events.jsonl"
+    deadline = time.monotonic() + 30
+    lines: list[str] = []
+    while time.monotonic() < deadline:
+        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+        if len(lines) >= count:
+            break
+        time.sleep(0.02)
+    return [json.loads(line) for line in lines]

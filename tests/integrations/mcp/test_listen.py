@@ -31,8 +31,10 @@ from tests.helpers import write_plugin
 from tests.integrations.mcp.helpers import (
     ALL_TOOLS,
     ROOT,
+    SLOW_GATE,
     UPSTREAM,
     alive,
+    noted,
     texts,
     upstream_calls,
 )
@@ -510,6 +512,67 @@ def test_a_call_the_http_client_cancels_is_answered_and_its_stream_ends(
     assert messages == [
         {"jsonrpc": "2.0", "id": 7, "error": {"code": -32800, "message": "Request cancelled"}}
     ]
+
+
+def test_a_call_the_http_client_cancels_in_its_hooks_is_answered_and_never_runs(
+    home: Path, tmp_path: Path
+) -> None:
+    # The same rule as over stdio: the gate lets the call go only after the client has
+    # given up, and the proxy then keeps it from the upstream.
+    slow = write_plugin(home / "plugins", "slow", SLOW_GATE)
+    calls = tmp_path / "calls.jsonl"
+    version = "2025-06-18"
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream"}
+
+    def call(ident: int, text: str) -> dict[str, Any]:
+        params = {"name": "echo", "arguments": {"text": text}}
+        return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
+
+    with listening(home, tmp_path) as (url, _proxy), httpx.Client(timeout=30) as http:
+        opened = http.post(url, json=initialize, headers=headers)
+        assert opened.status_code == 200, opened.text
+        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = version
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, json=initialized, headers=headers).status_code == 202
+        with http.stream("POST", url, json=call(7, "wait"), headers=headers) as stream:
+            _wait_for(lambda: (slow / "gating").exists())
+            assert (slow / "gating").exists(), "the gate never started"
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+            cancel["params"] = {"requestId": 7, "reason": "the user pressed stop"}
+            assert http.post(url, json=cancel, headers=headers).status_code == 202
+            cancelled = _sse_messages(stream.iter_lines())
+        (slow / "release").write_text("")
+        settled = noted(slow, 2)  # post_tool_call of 7 before the next call
+        answered = _sse_messages(
+            http.post(url, json=call(8, "after"), headers=headers).text.splitlines()
+        )
+    assert cancelled == [
+        {"jsonrpc": "2.0", "id": 7, "error": {"code": -32800, "message": "Request cancelled"}}
+    ]
+    assert settled == [
+        {"hook": "pre_tool_call", "id": "7", "args": {"text": "wait"}},
+        {
+            "hook": "post_tool_call",
+            "id": "7",
+            "result": "the client cancelled the call before it reached the upstream",
+            "status": "error",
+            "error_type": "cancelled",
+        },
+    ]
+    assert [m["id"] for m in answered] == [8]
+    assert [block["text"] for block in answered[0]["result"]["content"]] == ["echo: after"]
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "after"}}]
 
 
 def test_a_request_gets_one_answer_however_the_cancellation_and_the_upstream_race() -> None:

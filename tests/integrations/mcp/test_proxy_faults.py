@@ -5,7 +5,6 @@ cannot use.  Real processes on both sides, as in ``test_proxy.py``."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
@@ -23,7 +22,9 @@ from tests.integrations.mcp.helpers import (
     ALL_TOOLS,
     RAW_META,
     RAW_VERSION,
+    SLOW_GATE,
     alive,
+    noted,
     proxied,
     proxy_params,
     raw_proxy,
@@ -208,59 +209,6 @@ def test_a_listing_the_proxy_made_for_an_early_call_is_served_after_a_crash(
     assert [tool["name"] for tool in listed["result"]["tools"]] == ALL_TOOLS
 
 
-SLOW_GATE = """
-import json
-import time
-from pathlib import Path
-
-HERE = Path(__file__).parent
-
-
-def _note(**fields):
-    with (HERE / "events.jsonl").open("a", encoding="utf-8") as handle:
-        handle.write(json.dumps(fields, sort_keys=True) + "\\n")
-
-
-def gate(tool_name, args, tool_call_id, **kw):
-    _note(hook="pre_tool_call", id=tool_call_id, args=args)
-    if args.get("text") == "wait":
-        (HERE / "gating").write_text("")
-        deadline = time.monotonic() + 30
-        while not (HERE / "release").exists() and time.monotonic() < deadline:
-            time.sleep(0.02)
-    return None
-
-
-def after(tool_call_id, result, status, error_type, **kw):
-    _note(hook="post_tool_call", id=tool_call_id, result=result, status=status,
-          error_type=error_type)
-
-
-def transform(tool_call_id, **kw):
-    _note(hook="transform_tool_result", id=tool_call_id)
-
-
-def register(ctx):
-    ctx.register_hook("pre_tool_call", gate)
-    ctx.register_hook("post_tool_call", after)
-    ctx.register_hook("transform_tool_result", transform)
-"""
-
-
-def _noted(plugin: Path, count: int) -> list[dict[str, Any]]:
-    """The first ``count`` hook events the plugin noted, waiting for them (the hooks
-    after a call fire on a worker thread, after the proxy has moved on)."""
-    path = plugin / "events.jsonl"
-    deadline = time.monotonic() + 30
-    lines: list[str] = []
-    while time.monotonic() < deadline:
-        lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-        if len(lines) >= count:
-            break
-        time.sleep(0.02)
-    return [json.loads(line) for line in lines]
-
-
 def test_a_call_the_client_cancels_while_its_hooks_run_never_reaches_the_upstream(
     home: Path, tmp_path: Path
 ) -> None:
@@ -285,10 +233,10 @@ def test_a_call_the_client_cancels_while_its_hooks_run_never_reaches_the_upstrea
         proxy.send({"id": 8, "method": "tools/list", "params": {"_meta": RAW_META}})
         listed = proxy.read()
         (plugin / "release").write_text("")
-        cancelled = _noted(plugin, 2)  # post_tool_call of 7 before the next call
+        cancelled = noted(plugin, 2)  # post_tool_call of 7 before the next call
         call(9, "after")
         answered = proxy.read()  # no answer to 7 comes first: it gets none
-        events = _noted(plugin, 5)
+        events = noted(plugin, 5)
     assert listed["id"] == 8
     assert [tool["name"] for tool in listed["result"]["tools"]] == ALL_TOOLS
     assert answered["id"] == 9
@@ -337,7 +285,7 @@ def test_an_upstream_answering_a_call_the_client_cancelled_has_its_answer_droppe
         # The upstream answers 7 as it reads the cancellation, before it reads the ping.
         proxy.send({"id": 8, "method": "ping", "params": {"_meta": RAW_META}})
         pong = proxy.read()
-        events = _noted(plugin, 2)
+        events = noted(plugin, 2)
     assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "secret"}}]
     assert events == [
