@@ -217,6 +217,16 @@ class Proxy:
             if message.method == "tools/list":
                 self._spawn(self._tool_list(message, line))
                 return
+        elif isinstance(message, JSONRPCNotification) and message.method == "tools/call":
+            # Without an id it could not be answered, so it could not be gated either:
+            # relayed, a server that runs it anyway would run a tool no hook saw.
+            warn_once(
+                log,
+                ("client-call-notification",),
+                "the client sent tools/call without an id (as a notification); dropped: "
+                "a tool call goes through the hooks only as a request with an id",
+            )
+            return
         elif (
             isinstance(message, JSONRPCNotification)
             and message.method == "notifications/cancelled"

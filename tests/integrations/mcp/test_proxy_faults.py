@@ -321,3 +321,25 @@ def test_an_answer_after_the_call_timeout_is_dropped_not_relayed(
     }
     assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "secret"}}]
+
+
+def test_a_tools_call_sent_as_a_notification_is_dropped_not_relayed(
+    home: Path, tmp_path: Path
+) -> None:
+    # Without an id no answer can go back, so no gate can stand in its way: a server
+    # that ran such a line (this upstream does) would run a tool no hook saw.
+    calls, errlog = tmp_path / "calls.jsonl", tmp_path / "proxy.log"
+    with raw_proxy(home, calls, errlog, "--accept-hooks", upstream=LATE) as proxy:
+        params = {"name": "echo", "arguments": {"text": "unseen"}, "_meta": RAW_META}
+        proxy.send({"method": "tools/call", "params": params})
+        # Lines reach the upstream in order: once the listing is answered, the upstream
+        # has read everything sent before it.
+        proxy.send({"id": 1, "method": "tools/list", "params": {"_meta": RAW_META}})
+        listed = proxy.read()
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ["echo"]
+    assert upstream_calls(calls) == []
+    assert (
+        "WARNING hermes_hooks.mcp: the client sent tools/call without an id (as a "
+        "notification); dropped: a tool call goes through the hooks only as a request "
+        "with an id"
+    ) in errlog.read_text(encoding="utf-8").splitlines()
