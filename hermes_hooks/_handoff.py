@@ -28,6 +28,7 @@ of it, so this module does not import the dispatcher (which imports it).
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 import time
@@ -134,7 +135,7 @@ def run_bounded(
     held: list[DecisionRecord] = []  # records the worker settles, emitted here
     while pending:
         progress = _Progress()
-        job = _job(dispatcher, aggregator, pending, results, cursor, progress, held)
+        function, arguments = _job(dispatcher, aggregator, pending, results, cursor, progress, held)
         try:
             worker = pool.lend(timeout)
         except Busy as exc:  # no thread freed up in time: this callback never ran
@@ -142,7 +143,8 @@ def run_bounded(
             pending = pending[1:]
             continue
         outbox = worker.outbox
-        worker.inbox.put((job, (), None, None))  # no deliver: the outcome goes to outbox
+        # No keywords, and no deliver: the outcome goes to the outbox.
+        worker.inbox.put((function, arguments, None, None))
         try:
             # Straight to the wait: the worker needs the interpreter this thread holds.
             ok, value = outbox.get(timeout=timeout)
@@ -195,66 +197,80 @@ def _job(
     cursor: Cursor,
     progress: _Progress,
     held: list[DecisionRecord],
-) -> Any:
+) -> tuple[Callable[..., None], tuple[Any, ...]]:
+    """The worker's job, as (function, arguments): :func:`_work` on this firing's
+    state (a function and a tuple, not a closure: making a closure over seven names
+    costs every bounded firing more than the rest of its hand-off)."""
+    arguments = (dispatcher, aggregator, callbacks, results, cursor, progress, held)
+    if dispatcher.carry is None:
+        return _work, arguments
+    # Telemetry binds the whole run to the firing's context, as it would each call.
+    return dispatcher.carry(functools.partial(_work, *arguments)), ()
+
+
+def _work(
+    dispatcher: Settler,
+    aggregator: Aggregator,
+    callbacks: tuple[Callback, ...],
+    results: list[Any] | None,
+    cursor: Cursor,
+    progress: _Progress,
+    held: list[DecisionRecord],
+) -> None:
     """The worker's side: each callback in order, admitted by its runner, its result
     settled unless the caller has claimed it (timed out) meanwhile."""
+    # Written out (locals, few calls): this is the hot path of every bounded firing.
     timeout = dispatcher.timeout
     listening = bool(dispatcher.listeners)
     one_per_call = cursor.plan.one_per_call
     claim = progress.claims.setdefault
     monotonic, perf_counter = time.monotonic, time.perf_counter
-
-    # Written out (locals, few calls): this is the hot path of every bounded firing.
-    def work() -> None:
-        HELD_RECORDS.records = held
-        try:
-            index = 0
-            for callback in callbacks:
-                progress.deadline = monotonic() + timeout
-                progress.index = index  # after the deadline: see _Progress
-                if listening:
-                    progress.started = perf_counter()
-                runner = callback.runner or dispatcher.runner(callback)
+    HELD_RECORDS.records = held
+    try:
+        index = 0
+        for callback in callbacks:
+            progress.deadline = monotonic() + timeout
+            progress.index = index  # after the deadline: see _Progress
+            if listening:
+                progress.started = perf_counter()
+            runner = callback.runner or dispatcher.runner(callback)
+            try:
+                # Inside the isolation: args an earlier modify returned may not copy.
+                base = aggregator.current
+                if base is not cursor.current:  # the first, or args a modify changed
+                    cursor.current = base
+                    cursor.copies = prepare(base, cursor.plan)
+                kwargs = callback_kwargs(callback, base, cursor.copies)
+                tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
+                if type(tool_call_id) is not str:
+                    tool_call_id = None
+                marked: str | None = None  # the tool_call_id marked in flight
+                if not runner.calm:
+                    if runner.admit(tool_call_id):
+                        marked = tool_call_id
+                elif tool_call_id is None:
+                    pass
+                elif runner.in_flight.setdefault(tool_call_id, progress) is progress:
+                    marked = tool_call_id  # what admit() does for a calm runner, inline
+                else:
+                    raise running_twice(tool_call_id)
                 try:
-                    # Inside the isolation: args an earlier modify returned may not copy.
-                    base = aggregator.current
-                    if base is not cursor.current:  # the first, or args a modify changed
-                        cursor.current = base
-                        cursor.copies = prepare(base, cursor.plan)
-                    kwargs = callback_kwargs(callback, base, cursor.copies)
-                    tool_call_id = kwargs.get("tool_call_id") if one_per_call else None
-                    if type(tool_call_id) is not str:
-                        tool_call_id = None
-                    marked: str | None = None  # the tool_call_id marked in flight
-                    if not runner.calm:
-                        if runner.admit(tool_call_id):
-                            marked = tool_call_id
-                    elif tool_call_id is None:
-                        pass
-                    elif runner.in_flight.setdefault(tool_call_id, progress) is progress:
-                        marked = tool_call_id  # what admit() does for a calm runner, inline
-                    else:
-                        raise running_twice(tool_call_id)
-                    try:
-                        value = callback.function(**kwargs)
-                        if value is not None and type(value) is _COROUTINE:
-                            value = drive(value)
-                    finally:
-                        if marked is not None:
-                            runner.in_flight.pop(marked, None)
-                    ok = True
-                except BaseException as exc:  # a plugin's SystemExit never ends the host
-                    if escapes(exc):
-                        raise
-                    ok, value = False, exc
-                if claim(index, _WORKER) is not _WORKER:
-                    return  # timed out: the caller settled it; the rest run elsewhere
-                index += 1
-                if ok and value is None and not listening:
-                    continue  # nothing to settle
-                dispatcher.finish(aggregator, callback, ok, value, progress.started, results)
-        finally:
-            HELD_RECORDS.records = None
-
-    # Telemetry binds the whole run to the firing's context, as it would each call.
-    return work if dispatcher.carry is None else dispatcher.carry(work)
+                    value = callback.function(**kwargs)
+                    if value is not None and type(value) is _COROUTINE:
+                        value = drive(value)
+                finally:
+                    if marked is not None:
+                        runner.in_flight.pop(marked, None)
+                ok = True
+            except BaseException as exc:  # a plugin's SystemExit never ends the host
+                if escapes(exc):
+                    raise
+                ok, value = False, exc
+            if claim(index, _WORKER) is not _WORKER:
+                return  # timed out: the caller settled it; the rest run elsewhere
+            index += 1
+            if ok and value is None and not listening:
+                continue  # nothing to settle
+            dispatcher.finish(aggregator, callback, ok, value, progress.started, results)
+    finally:
+        HELD_RECORDS.records = None
