@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import statistics
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from hermes_hooks._workers import BoundedRunner
 
 __all__ = [
+    "HandOff",
     "best_per_call",
     "collector_paused",
+    "one_cpu",
     "ratio",
     "ratios",
     "spread",
@@ -78,9 +82,18 @@ def spread(values: Sequence[float]) -> tuple[float, float, float]:
     return min(values), statistics.median(values), max(values)
 
 
-def with_bare_handoff(
-    fire: Callable[[], object], pool: BoundedRunner
-) -> tuple[Callable[[], None], Callable[[], None]]:
+class HandOff(NamedTuple):
+    """A bare hand-off floor (see :func:`with_bare_handoff`)."""
+
+    #: One call of the floor: the firing handed to the worker and waited for.
+    floor: Callable[[], None]
+    #: Fails loudly if a bounded firing borrowed another worker since.
+    check: Callable[[], None]
+    #: The worker thread both sides hand their work to.
+    thread: threading.Thread
+
+
+def with_bare_handoff(fire: Callable[[], object], pool: BoundedRunner) -> HandOff:
     """``fire`` handed to the very worker thread a bounded firing on ``pool`` borrows,
     through that worker's own two queues and nothing else (the least a bounded firing
     must add to an unbounded one), and a check to run after the figures.
@@ -111,4 +124,25 @@ def with_bare_handoff(
         if lent is not worker:
             raise AssertionError("a bounded firing borrowed a worker the floor did not use")
 
-    return handed_off, check
+    return HandOff(handed_off, check, worker)
+
+
+@contextlib.contextmanager
+def one_cpu(*threads: threading.Thread) -> Iterator[bool]:
+    """The calling thread and ``threads`` pinned to one CPU for the block (True), so
+    that every hand-off between them is a switch on one core, the cheapest there is;
+    False, and nothing pinned, where threads cannot be pinned (not Linux)."""
+    pin = getattr(os, "sched_setaffinity", None)
+    if pin is None:
+        yield False
+        return
+    ids = [0, *(thread.native_id or 0 for thread in threads)]  # 0: the calling thread
+    before = [os.sched_getaffinity(i) for i in ids]
+    cpu = {min(before[0])}
+    try:
+        for i in ids:
+            pin(i, cpu)
+        yield True
+    finally:
+        for i, mask in zip(ids, before, strict=True):
+            pin(i, mask)
