@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CANCELLED", "CallIds", "Outcome", "after", "approval", "before"]
 
-#: The ``error_type`` of a call the client cancelled before the upstream ran it.
+#: The ``error_type`` of a call the client cancelled (in its hooks, or at the upstream).
 CANCELLED = "cancelled"
 
 
