@@ -63,6 +63,11 @@ logger = logging.getLogger("hermes_hooks")
 #: What a masked secret reads as.
 REDACTED = "[REDACTED]"
 
+#: ``extra=`` for the ERROR of a plugin or gateway hook that failed to load: the same
+#: failure is kept on the source's record, where ``list``, ``doctor`` and ``replay
+#: --fail-on error`` read it, so a collector of logged errors can skip the line.
+ON_RECORD: dict[str, object] = {"hermes_hooks_on_record": True}
+
 _SEEN_LIMIT = 4096  # bounded, so ever-changing messages cannot grow memory forever
 
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
 from hermes_hooks._isolation import escapes
-from hermes_hooks._log import exception_text, get_logger
+from hermes_hooks._log import ON_RECORD, exception_text, get_logger
 from hermes_hooks.config import safe_mode
 from hermes_hooks.gateway.emitter import GatewayEmitter, GatewayHook
 from hermes_hooks.gateway.manifest import (
@@ -197,7 +197,8 @@ class GatewaySource:
         record.state = "failed"
         record.error = reason
         record.problems.append(Problem("error", str(handler_path), key, message, fix))
-        log.warning("%s", message)
+        # An ERROR: none of its events reach it, a command it would have denied included.
+        log.error("%s", message, extra=ON_RECORD)
 
     # -- lifecycle ---------------------------------------------------------------------
 

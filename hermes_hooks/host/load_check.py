@@ -4,10 +4,11 @@ A replay used as a CI gate ("replay last week's sessions against the new policy"
 not pass because a guard never ran.  Callback errors are counted as each firing runs;
 this module adds what went wrong before any firing: every ERROR the load logged (a
 misspelt gate, a broken ``config.yaml``, a guard's answer shape the loader can tell is
-wrong), and the failures the loader logs as warnings because the reference does (a
-plugin or gateway handler that failed to import, a shell gate nobody approved, so it
-does not run).  Nothing is run to find them: ``doctor``'s smoke tests stay in
-``doctor``.
+wrong), and what the sources' records say did not load or does not run (a plugin or
+gateway handler that failed to import, a shell gate nobody approved).  A failed import
+is logged as an ERROR too, marked :data:`~hermes_hooks._log.ON_RECORD`: it is counted
+once, from its record, which names the plugin.  Nothing is run to find them:
+``doctor``'s smoke tests stay in ``doctor``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from hermes_hooks._log import get_logger
+from hermes_hooks._log import ON_RECORD, get_logger
 from hermes_hooks.hookspecs import CATALOGUE
 
 if TYPE_CHECKING:
@@ -27,6 +28,8 @@ __all__ = ["LoadErrors", "load_problems"]
 
 #: The loggers a load reports through.
 _LOGGERS = ("hermes_hooks", "gateway.hooks")
+#: The attribute :data:`~hermes_hooks._log.ON_RECORD` sets on a log record.
+_ON_RECORD_KEY = next(iter(ON_RECORD))
 #: Shell entry states in which the entry does not run.
 _NOT_RUNNING = frozenset({"not allowlisted", "declined", "failed"})
 
@@ -39,8 +42,10 @@ class LoadErrors(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        """Keep the message (records are redacted by the package's filter already)."""
-        self.messages.append(record.getMessage())
+        """Keep the message (records are redacted by the package's filter already),
+        unless the failure is kept on a source's record (see :func:`load_problems`)."""
+        if not getattr(record, _ON_RECORD_KEY, False):
+            self.messages.append(record.getMessage())
 
     @contextmanager
     def attached(self) -> Iterator[LoadErrors]:

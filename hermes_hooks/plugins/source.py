@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks._imports import import_file
-from hermes_hooks._log import exception_text, get_logger
+from hermes_hooks._log import ON_RECORD, exception_text, get_logger
 from hermes_hooks._manager import unknown_registration
 from hermes_hooks.config import env_flag
 from hermes_hooks.errors import PluginLoadError
@@ -245,7 +245,14 @@ class PythonSource:
             if record.location:
                 record.error += f" (raised at {record.location})"
             record.hooks.clear()
-            log.warning("Plugin '%s' failed to load and is skipped: %s", record.key, record.error)
+            # An ERROR: whatever it would have registered, a gate included, is not there.
+            log.error(
+                "Plugin '%s' failed to load and is skipped: %s. None of its hooks run; "
+                "fix the error, or disable the plugin if it is not wanted",
+                record.key,
+                record.error,
+                extra=ON_RECORD,
+            )
             return
         self._close_contexts("returned")
         record.state = "loaded"

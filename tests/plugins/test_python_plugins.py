@@ -172,9 +172,14 @@ def test_a_broken_plugin_is_skipped_and_the_others_still_fire(
     assert records["broken"].state == "failed"
     assert error in (records["broken"].error or "")
     assert records["good"].state == "loaded"
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1
-    assert warnings[0].startswith("Plugin 'broken' failed to load and is skipped: ")
+    # An ERROR: what it would have registered, a gate included, does not run.
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1
+    assert errors[0].startswith("Plugin 'broken' failed to load and is skipped: ")
+    assert errors[0].endswith(
+        ". None of its hooks run; fix the error, or disable the plugin if it is not wanted"
+    )
+    assert [r for r in caplog.records if r.levelno == logging.WARNING] == []
 
 
 def test_a_failed_register_removes_what_it_registered_before_raising(

@@ -139,8 +139,9 @@ def test_a_plugins_name_and_exception_cannot_forge_a_log_line(
     text = log_text.getvalue()
     assert raw_controls(text) == []
     assert text.splitlines() == [
-        f"WARNING hermes_hooks.plugins: Plugin '{NAME_SHOWN}' failed to load and is "
-        f"skipped: RuntimeError: {FORGED_SHOWN} (raised at {plugin / '__init__.py'}:2)"
+        f"ERROR hermes_hooks.plugins: Plugin '{NAME_SHOWN}' failed to load and is "
+        f"skipped: RuntimeError: {FORGED_SHOWN} (raised at {plugin / '__init__.py'}:2). "
+        "None of its hooks run; fix the error, or disable the plugin if it is not wanted"
     ]
 
 
