@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 import re
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -259,9 +260,13 @@ class PluginContext:
             key, hook_name, tryfirst=tryfirst, trylast=trylast, warnings=manager.warnings
         )
         try:
-            self._context.manager.register_callback(hook_name, callback, owner=key, group=group)
+            manager.register_callback(hook_name, callback, owner=key, group=group)
         except PluginLoadError as exc:
-            log.warning("%s", exc)
+            # Refused as uncallable on a hook that can block, a guard never runs: an
+            # ERROR.  A duplicate is harmless (the first registration runs).
+            duplicate = any(cb.function == callback for cb in manager.callbacks(hook_name))
+            gate = CATALOGUE[hook_name].fail_closed and not duplicate
+            log.log(logging.ERROR if gate else logging.WARNING, "%s", exc)
             self._record.problems.append(str(exc))
             return
         if hook_name not in self._record.hooks:

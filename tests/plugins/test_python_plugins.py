@@ -232,6 +232,44 @@ ctx.register_hook("on_session_start", lambda **kw: _note("fine"))
     ] == record.warnings + record.problems
 
 
+def test_a_gate_refused_as_uncallable_is_an_error_and_a_duplicate_is_a_warning(
+    home: Path, caplog: Any
+) -> None:
+    # The first pre_tool_call guard can never be called: no guard runs, which must be
+    # loud.  Registering the working one twice is harmless: the first copy runs.
+    write_plugin(
+        home / "plugins",
+        "p",
+        """
+def needs_flavour(tool_name, flavour):
+    return {"action": "block", "message": "never reached"}
+
+def guard(tool_name, **kw):
+    return {"action": "block", "message": "guarded"}
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", needs_flavour)
+    ctx.register_hook("pre_tool_call", guard)
+    ctx.register_hook("pre_tool_call", guard)
+""",
+    )
+    hooks = load(home)
+    decision = hooks.pre_tool_call(**tool_payload())
+    record = hooks.sources["python"].records()[0]
+    hooks.close()
+    assert (decision.action, decision.message) == ("block", "guarded")
+    refused, duplicate = record.problems
+    assert refused.startswith("Plugin 'p' callback needs_flavour for hook 'pre_tool_call' cannot ")
+    assert (
+        duplicate
+        == "Plugin 'p' registered guard for hook 'pre_tool_call' twice; the duplicate is ignored."
+    )
+    logged = [
+        (r.levelno, r.getMessage()) for r in caplog.records if r.name == "hermes_hooks.plugins"
+    ]
+    assert logged == [(logging.ERROR, refused), (logging.WARNING, duplicate)]
+
+
 def test_disabled_wins_and_enabled_limits(home: Path, log_file: Path) -> None:
     for key in ("a", "b", "c"):
         write_plugin(
