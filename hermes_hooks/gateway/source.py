@@ -59,6 +59,11 @@ __all__ = [
 ]
 
 log = get_logger("gateway.hooks")
+#: How each level of problem is logged.  An error leaves a hook that was meant to run
+#: (a directory holding a HOOK.yaml or a handler.py) not running, or one of its events
+#: never firing: a `command:` handler among them may have been a gate, so it is an
+#: ERROR (and a doctor error), whatever the reference logs.
+_LEVELS = {"error": logging.ERROR, "warn": logging.WARNING, "info": logging.INFO}
 
 MODULE_PREFIX = "hermes_hook_"
 PLUGIN_PREFIX = "gateway:"
@@ -107,7 +112,7 @@ class GatewaySource:
             self._records[record.key] = record
             if manifest is None:
                 for problem in record.problems:
-                    log.warning("%s", problem.message)
+                    log.log(_LEVELS[problem.level], "%s", problem.message)
                 continue
             self._load_one(record, manifest)
 
@@ -116,12 +121,7 @@ class GatewaySource:
             log.info("%s", record.error)  # quiet: doctor still shows its problems
             return
         for problem in manifest.problems:
-            level = logging.INFO if problem.level == "info" else logging.WARNING
-            if problem.level == "error" and record.state != "skipped":
-                # An error in a hook that still loads (an event meant as a command
-                # that never fires); a skipped hook's refusal keeps its WARNING.
-                level = logging.ERROR
-            log.log(level, "%s", problem.message)
+            log.log(_LEVELS[problem.level], "%s", problem.message)
         if record.state == "skipped":
             return
         handler_path = manifest.directory / HANDLER_FILE

@@ -31,7 +31,9 @@ def test_a_string_events_value_is_refused_without_importing(
         hooks_dir, "stringy", body=IMPORT_MARK, manifest="name: stringy\nevents: agent:start\n"
     )
     hooks = load_gateway()
-    assert "[hooks] Skipping stringy: 'events' must be a list of event names" in messages(caplog)
+    assert "[hooks] Skipping stringy: 'events' must be a list of event names" in messages(
+        caplog, logging.ERROR
+    )
     assert not (directory / "imported").exists()
     record = hooks.sources["gateway"].records()[0]
     assert (record.state, record.plugin) == ("skipped", None)
@@ -48,7 +50,9 @@ def test_events_must_be_a_non_empty_list_of_strings(
 ) -> None:
     directory = write_hook(hooks_dir, "bad", body=IMPORT_MARK, manifest=f"name: bad\n{events_yaml}")
     load_gateway()
-    assert messages(caplog) == ["[hooks] Skipping bad: 'events' must be a list of event names"]
+    assert messages(caplog, logging.ERROR) == [
+        "[hooks] Skipping bad: 'events' must be a list of event names"
+    ]
     assert not (directory / "imported").exists()
 
 
@@ -160,7 +164,7 @@ def test_an_ambiguous_enabled_value_keeps_the_hook_off(
         manifest="name: maybe\nenabled: 'false'\nevents: [agent:start]\n",
     )
     load_gateway()
-    assert messages(caplog) == [
+    assert messages(caplog, logging.ERROR) == [
         "[hooks] Skipping maybe: 'enabled' must be true or false, got 'false'"
     ]
     assert not (directory / "imported").exists()
@@ -214,7 +218,7 @@ def test_invalid_yaml_names_the_file(
 ) -> None:
     write_hook(hooks_dir, "broken", manifest="events: [agent:start\n")
     load_gateway()
-    (warning,) = messages(caplog)
+    (warning,) = messages(caplog, logging.ERROR)
     assert warning.startswith(
         f"[hooks] Skipping broken: {hooks_dir / 'broken' / 'HOOK.yaml'}:2:1: not valid YAML ("
     )
@@ -229,7 +233,7 @@ def test_a_missing_handler_is_reported_with_its_path(
     (hooks_dir / "data").mkdir()  # neither file: data kept beside the hooks, ignored
     (hooks_dir / ".git").mkdir()
     hooks = load_gateway()
-    assert messages(caplog) == [
+    assert messages(caplog, logging.ERROR) == [
         f"[hooks] Skipping half: {directory / 'handler.py'} is missing "
         "(a hook directory needs HOOK.yaml and handler.py)"
     ]
