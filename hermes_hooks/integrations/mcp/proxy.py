@@ -7,7 +7,8 @@ session in front of an SDK client session.  The lines come from a front end's
 :class:`ClientEnd`: plain asyncio streams over stdio (:mod:`.stdio`), the SDK's
 server-side streamable HTTP transport per session (:mod:`.listen`); every hook, pin and
 filter decision is made here, once, for both.  Only ``tools/call`` and ``tools/list`` are
-acted on; every other message (resources, prompts, notifications, progress,
+acted on (a ``tools/call`` goes on re-encoded from what the hooks judged, not as the
+client's bytes); every other message (resources, prompts, notifications, progress,
 cancellation, sampling and elicitation requests from the upstream, and the answers to
 them) is forwarded as the very bytes that arrived, ids untouched, in both directions.
 A session-level proxy would have to re-implement each of those methods and would hand
@@ -209,7 +210,7 @@ class Proxy:
         if isinstance(message, JSONRPCRequest):
             self._in_flight.reused(message.id)
             if message.method == "tools/call":
-                self._spawn(self._tool_call(message, line))
+                self._spawn(self._tool_call(message))
                 return
             if self._gone is not None:
                 self._answer_locally(message)
@@ -371,21 +372,21 @@ class Proxy:
             if not cursor:
                 return None
 
-    async def _tool_call(self, request: JSONRPCRequest, line: bytes) -> None:
+    async def _tool_call(self, request: JSONRPCRequest) -> None:
         try:
-            await self._guarded_call(request, line)
+            await self._guarded_call(request)
         except Exception as exc:  # the client must get an answer whatever failed here
             log.error("the proxy failed on tools/call %r: %r", request.id, exc)
             self._send(_error(request.id, INTERNAL_ERROR, f"the proxy failed: {exc}"))
 
-    async def _guarded_call(self, request: JSONRPCRequest, line: bytes) -> None:
+    async def _guarded_call(self, request: JSONRPCRequest) -> None:
         self._in_flight.call_started(request.id)
         try:
-            await self._judged_call(request, line)
+            await self._judged_call(request)
         finally:
             self._in_flight.call_ended(request.id)
 
-    async def _judged_call(self, request: JSONRPCRequest, line: bytes) -> None:
+    async def _judged_call(self, request: JSONRPCRequest) -> None:
         """The call through its hooks, then to the upstream unless they stopped it (or
         the client cancelled it meanwhile), then its answer through the hooks."""
         params = request.params or {}
@@ -439,11 +440,13 @@ class Proxy:
             return
         if decision.modified:
             request = request.model_copy(update={"params": {**params, "arguments": args}})
-            line = _dump(request.model_dump(mode="json", exclude_unset=True))
         started = time.perf_counter()
         self._in_flight.sent_on(request.id)
         try:
-            answer, raw = await self._request_upstream(request, line, self.options.call_timeout)
+            # Sent as the proxy read it, never as the client's own bytes: a line that
+            # two JSON readers take differently (a key written twice) could otherwise
+            # be judged as one tool, or one set of arguments, and run as another.
+            answer, raw = await self._request_upstream(request, None, self.options.call_timeout)
         except _UpstreamGone as exc:
             self._send(_error(request.id, exc.code, str(exc)))
             return

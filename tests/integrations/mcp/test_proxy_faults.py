@@ -5,6 +5,7 @@ cannot use.  Real processes on both sides, as in ``test_proxy.py``."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -343,3 +344,23 @@ def test_a_tools_call_sent_as_a_notification_is_dropped_not_relayed(
         "notification); dropped: a tool call goes through the hooks only as a request "
         "with an id"
     ) in errlog.read_text(encoding="utf-8").splitlines()
+
+
+def test_a_call_goes_upstream_as_the_proxy_read_it_not_as_the_clients_bytes(
+    home: Path, tmp_path: Path
+) -> None:
+    # The name written twice: the proxy (as Python) reads the last, echo, and lets it
+    # through; an upstream reading the first would have run delete, which is denied.
+    calls = tmp_path / "calls.jsonl"
+    upstream = Path(__file__).with_name("first_key_server.py")
+    extra = ("--accept-hooks", "--deny-tool", "delete")
+    with raw_proxy(home, calls, tmp_path / "proxy.log", *extra, upstream=upstream) as proxy:
+        meta = json.dumps(RAW_META)
+        line = (
+            '{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": '
+            '"delete", "arguments": {"path": "/etc"}, "name": "echo", "_meta": ' + meta + "}}\n"
+        )
+        answered = proxy.ask(line.encode())
+    assert answered["id"] == 7
+    assert answered["result"]["content"] == [{"type": "text", "text": "ran echo"}]
+    assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"path": "/etc"}}]
