@@ -14,7 +14,11 @@ from hermes_hooks.gateway.loops import HandlerLoop
 
 
 class _Served:
-    """A lane's ``serve``: records each batch's events and the thread that ran them."""
+    """A lane's ``serve``: records each batch's events and the thread that ran them.
+
+    Each event is recorded as it is taken, before the batch asks for more: the lane
+    says it is idle from inside that last ask, so a test woken by it must find the
+    record complete (recording after the loop raced the woken test)."""
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
@@ -22,7 +26,10 @@ class _Served:
 
     async def __call__(self, entries: Batch, timer: BatchTimer) -> None:
         self.threads.add(threading.current_thread().name)
-        self.batches.append([event for event, _, _ in entries])
+        batch: list[str] = []
+        self.batches.append(batch)
+        for event, _, _ in entries:
+            batch.append(event)
 
 
 def _until(condition: Any, seconds: float = 10.0) -> bool:
