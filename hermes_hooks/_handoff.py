@@ -135,7 +135,14 @@ def run_bounded(
     held: list[DecisionRecord] = []  # records the worker settles, emitted here
     while pending:
         progress = _Progress()
-        function, arguments = _job(dispatcher, aggregator, pending, results, cursor, progress, held)
+        # The worker runs _work on this firing's state, handed over as a function and a
+        # tuple: a closure over the same seven names cost every bounded firing more
+        # than the rest of its hand-off.
+        function: Callable[..., None] = _work
+        arguments: tuple[Any, ...]
+        arguments = (dispatcher, aggregator, pending, results, cursor, progress, held)
+        if dispatcher.carry is not None:  # telemetry: the whole run in the firing's context
+            function, arguments = dispatcher.carry(functools.partial(_work, *arguments)), ()
         try:
             worker = pool.lend(timeout)
         except Busy as exc:  # no thread freed up in time: this callback never ran
@@ -187,25 +194,6 @@ def _wait(
             return None, outbox.get(timeout=wait)
         except queue.Empty:
             pass
-
-
-def _job(
-    dispatcher: Settler,
-    aggregator: Aggregator,
-    callbacks: tuple[Callback, ...],
-    results: list[Any] | None,
-    cursor: Cursor,
-    progress: _Progress,
-    held: list[DecisionRecord],
-) -> tuple[Callable[..., None], tuple[Any, ...]]:
-    """The worker's job, as (function, arguments): :func:`_work` on this firing's
-    state (a function and a tuple, not a closure: making a closure over seven names
-    costs every bounded firing more than the rest of its hand-off)."""
-    arguments = (dispatcher, aggregator, callbacks, results, cursor, progress, held)
-    if dispatcher.carry is None:
-        return _work, arguments
-    # Telemetry binds the whole run to the firing's context, as it would each call.
-    return dispatcher.carry(functools.partial(_work, *arguments)), ()
 
 
 def _work(
