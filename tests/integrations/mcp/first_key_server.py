@@ -11,17 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from raw_upstream import answer, answered_as_server, record
+
 LOG = Path(sys.argv[1])
-TOOLS = [
-    {"name": name, "description": name, "inputSchema": {"type": "object"}}
-    for name in ("echo", "delete")
-]
-DISCOVER = {
-    "supportedVersions": ["2026-07-28"],
-    "capabilities": {"tools": {}},
-    "resultType": "complete",
-    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "first-key", "version": "1"}},
-}
 
 
 def first_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -31,21 +23,12 @@ def first_wins(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def answer(ident: object, result: dict[str, object]) -> None:
-    print(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}), flush=True)
-
-
 for line in sys.stdin:
     message = json.loads(line, object_pairs_hook=first_wins)
-    method, ident = message.get("method"), message.get("id")
-    params = message.get("params") or {}
-    if method == "server/discover":
-        answer(ident, DISCOVER)
-    elif method == "tools/list":
-        answer(ident, {"tools": TOOLS, "resultType": "complete", "cacheScope": "private"})
-    elif method == "tools/call":
-        with LOG.open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"tool": params["name"], "arguments": params["arguments"]}))
-            handle.write("\n")
+    if answered_as_server(message, "first-key", ["echo", "delete"]):
+        continue
+    if message.get("method") == "tools/call":
+        params = message["params"]
+        record(LOG, params["name"], params["arguments"])
         content = [{"type": "text", "text": f"ran {params['name']}"}]
-        answer(ident, {"content": content, "resultType": "complete"})
+        answer(message.get("id"), {"content": content, "resultType": "complete"})

@@ -169,6 +169,22 @@ def register(ctx):
 """
 
 
+def cancelled(ident: str, args: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    """What ``SLOW_GATE`` notes for call ``ident`` the client cancelled: its
+    pre_tool_call, then the post_tool_call that pairs it (``where``: "before it reached
+    the upstream", or "while the upstream ran it")."""
+    return [
+        {"hook": "pre_tool_call", "id": ident, "args": args},
+        {
+            "hook": "post_tool_call",
+            "id": ident,
+            "result": f"the client cancelled the call {where}",
+            "status": "error",
+            "error_type": "cancelled",
+        },
+    ]
+
+
 def noted(plugin: Path, count: int) -> list[dict[str, Any]]:
     """The first ``count`` hook events the plugin noted, waiting for them (the hooks
     after a call fire on a worker thread, after the proxy has moved on)."""

@@ -34,6 +34,7 @@ from tests.integrations.mcp.helpers import (
     SLOW_GATE,
     UPSTREAM,
     alive,
+    cancelled,
     noted,
     texts,
     upstream_calls,
@@ -460,31 +461,54 @@ def _sse_messages(lines: Iterator[str]) -> list[dict[str, Any]]:
     return [json.loads(line[5:]) for line in lines if line.startswith("data:")]
 
 
+class _RawSession:
+    """A client session through the proxy spoken as plain HTTP, initialized."""
+
+    VERSION = "2025-06-18"
+
+    def __init__(self, http: httpx.Client, url: str) -> None:
+        self.http, self.url = http, url
+        self.headers = {"accept": "application/json, text/event-stream"}
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": self.VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"},
+            },
+        }
+        opened = http.post(url, json=initialize, headers=self.headers)
+        assert opened.status_code == 200, opened.text
+        self.headers["mcp-session-id"] = opened.headers["mcp-session-id"]
+        self.headers["mcp-protocol-version"] = self.VERSION
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, json=initialized, headers=self.headers).status_code == 202
+
+    def cancel(self, request_id: int) -> None:
+        """Send ``notifications/cancelled`` for ``request_id``, as a user pressing stop."""
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
+        cancel["params"] = {"requestId": request_id, "reason": "the user pressed stop"}
+        response = self.http.post(self.url, json=cancel, headers=self.headers)
+        assert response.status_code == 202
+
+
+@contextmanager
+def _raw_session(home: Path, tmp_path: Path) -> Iterator[_RawSession]:
+    """The proxy listening, and a raw HTTP session opened on it."""
+    with listening(home, tmp_path) as (url, _proxy), httpx.Client(timeout=30) as http:
+        yield _RawSession(http, url)
+
+
 def test_a_call_the_http_client_cancels_is_answered_and_its_stream_ends(
     home: Path, tmp_path: Path
 ) -> None:
     # The upstream never answers a cancelled call (hang sleeps a minute): without an
     # answer from the proxy, the call's SSE stream stayed open until the session ended.
     calls = tmp_path / "calls.jsonl"
-    version = "2025-06-18"
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    headers = {"accept": "application/json, text/event-stream"}
-    with listening(home, tmp_path) as (url, _proxy), httpx.Client(timeout=30) as http:
-        opened = http.post(url, json=initialize, headers=headers)
-        assert opened.status_code == 200, opened.text
-        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        headers["mcp-protocol-version"] = version
-        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        assert http.post(url, json=initialized, headers=headers).status_code == 202
+    with _raw_session(home, tmp_path) as session:
+        http, url, headers = session.http, session.url, session.headers
         listing = http.post(
             url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, headers=headers
         )
@@ -494,9 +518,7 @@ def test_a_call_the_http_client_cancels_is_answered_and_its_stream_ends(
         with http.stream("POST", url, json=call, headers=headers) as stream:
             _wait_for(lambda: [c["tool"] for c in upstream_calls(calls)] == ["hang"])
             assert [c["tool"] for c in upstream_calls(calls)] == ["hang"]
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-            cancel["params"] = {"requestId": 7, "reason": "the user pressed stop"}
-            assert http.post(url, json=cancel, headers=headers).status_code == 202
+            session.cancel(7)
             # Read on a thread: the transport keeps an open stream alive with pings, so
             # a stream that never ends would hang the test instead of failing it.
             messages: list[dict[str, Any]] = []
@@ -521,54 +543,28 @@ def test_a_call_the_http_client_cancels_in_its_hooks_is_answered_and_never_runs(
     # given up, and the proxy then keeps it from the upstream.
     slow = write_plugin(home / "plugins", "slow", SLOW_GATE)
     calls = tmp_path / "calls.jsonl"
-    version = "2025-06-18"
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": version,
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
-    headers = {"accept": "application/json, text/event-stream"}
 
     def call(ident: int, text: str) -> dict[str, Any]:
         params = {"name": "echo", "arguments": {"text": text}}
         return {"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params}
 
-    with listening(home, tmp_path) as (url, _proxy), httpx.Client(timeout=30) as http:
-        opened = http.post(url, json=initialize, headers=headers)
-        assert opened.status_code == 200, opened.text
-        headers["mcp-session-id"] = opened.headers["mcp-session-id"]
-        headers["mcp-protocol-version"] = version
-        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        assert http.post(url, json=initialized, headers=headers).status_code == 202
+    with _raw_session(home, tmp_path) as session:
+        http, url, headers = session.http, session.url, session.headers
         with http.stream("POST", url, json=call(7, "wait"), headers=headers) as stream:
             _wait_for(lambda: (slow / "gating").exists())
             assert (slow / "gating").exists(), "the gate never started"
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled"}
-            cancel["params"] = {"requestId": 7, "reason": "the user pressed stop"}
-            assert http.post(url, json=cancel, headers=headers).status_code == 202
-            cancelled = _sse_messages(stream.iter_lines())
+            session.cancel(7)
+            ended = _sse_messages(stream.iter_lines())
         (slow / "release").write_text("")
         settled = noted(slow, 2)  # post_tool_call of 7 before the next call
         answered = _sse_messages(
             http.post(url, json=call(8, "after"), headers=headers).text.splitlines()
         )
-    assert cancelled == [
+    assert ended == [
         {"jsonrpc": "2.0", "id": 7, "error": {"code": -32800, "message": "Request cancelled"}}
     ]
     assert settled == [
-        {"hook": "pre_tool_call", "id": "7", "args": {"text": "wait"}},
-        {
-            "hook": "post_tool_call",
-            "id": "7",
-            "result": "the client cancelled the call before it reached the upstream",
-            "status": "error",
-            "error_type": "cancelled",
-        },
+        *cancelled("7", {"text": "wait"}, "before it reached the upstream"),
     ]
     assert [m["id"] for m in answered] == [8]
     assert [block["text"] for block in answered[0]["result"]["content"]] == ["echo: after"]

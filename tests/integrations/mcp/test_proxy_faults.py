@@ -25,6 +25,7 @@ from tests.integrations.mcp.helpers import (
     RAW_VERSION,
     SLOW_GATE,
     alive,
+    cancelled,
     noted,
     proxied,
     proxy_params,
@@ -234,7 +235,7 @@ def test_a_call_the_client_cancels_while_its_hooks_run_never_reaches_the_upstrea
         proxy.send({"id": 8, "method": "tools/list", "params": {"_meta": RAW_META}})
         listed = proxy.read()
         (plugin / "release").write_text("")
-        cancelled = noted(plugin, 2)  # post_tool_call of 7 before the next call
+        settled = noted(plugin, 2)  # post_tool_call of 7 before the next call
         call(9, "after")
         answered = proxy.read()  # no answer to 7 comes first: it gets none
         events = noted(plugin, 5)
@@ -243,16 +244,9 @@ def test_a_call_the_client_cancels_while_its_hooks_run_never_reaches_the_upstrea
     assert answered["id"] == 9
     assert answered["result"]["content"][0]["text"] == "echo: after"
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "after"}}]
-    assert events[:2] == cancelled
+    assert events[:2] == settled
     assert events == [
-        {"hook": "pre_tool_call", "id": "7", "args": {"text": "wait"}},
-        {
-            "hook": "post_tool_call",
-            "id": "7",
-            "result": "the client cancelled the call before it reached the upstream",
-            "status": "error",
-            "error_type": "cancelled",
-        },
+        *cancelled("7", {"text": "wait"}, "before it reached the upstream"),
         {"hook": "pre_tool_call", "id": "9", "args": {"text": "after"}},
         {
             "hook": "post_tool_call",
@@ -290,14 +284,7 @@ def test_an_upstream_answering_a_call_the_client_cancelled_has_its_answer_droppe
     assert pong == {"jsonrpc": "2.0", "id": 8, "result": {}}
     assert upstream_calls(calls) == [{"tool": "echo", "arguments": {"text": "secret"}}]
     assert events == [
-        {"hook": "pre_tool_call", "id": "7", "args": {"text": "secret"}},
-        {
-            "hook": "post_tool_call",
-            "id": "7",
-            "result": "the client cancelled the call while the upstream ran it",
-            "status": "error",
-            "error_type": "cancelled",
-        },
+        *cancelled("7", {"text": "secret"}, "while the upstream ran it"),
     ]
     assert proxy.returncode == 0
 
