@@ -20,6 +20,9 @@ __all__ = ["Cancelled", "InFlight"]
 
 #: How many unanswered ids are remembered, to drop their answers should they come.
 DROPPED_LIMIT = 1024
+#: The phases of a client tools/call: in its hooks, cancelled there (never sent on),
+#: and sent to the upstream.
+_IN_HOOKS, _CANCELLED, _SENT = "in hooks", "cancelled in hooks", "sent"
 
 
 class Cancelled(Exception):
@@ -32,32 +35,27 @@ class InFlight:
 
     def __init__(self) -> None:
         self._waiters: dict[Any, asyncio.Future[Any]] = {}
-        # The client's tools/call requests by id: True while in their hooks, False
-        # once sent to the upstream.
-        self._calls: dict[Any, bool] = {}
-        self._cancelled: set[Any] = set()  # cancelled in their hooks: never sent on
+        self._calls: dict[Any, str] = {}  # the client's tools/call requests: their phase
         self._dropped: dict[Any, None] = {}  # oldest first, at most DROPPED_LIMIT
 
     # -- a client tools/call -----------------------------------------------------------
 
     def call_started(self, request_id: Any) -> None:
         """A ``tools/call`` enters its hooks."""
-        self._calls[request_id] = True
+        self._calls[request_id] = _IN_HOOKS
 
     def sent_on(self, request_id: Any) -> None:
         """The call leaves its hooks for the upstream: a cancellation now goes there."""
         if request_id in self._calls:
-            self._calls[request_id] = False
+            self._calls[request_id] = _SENT
 
     def cancelled_in_hooks(self, request_id: Any) -> bool:
         """Whether the client cancelled the call while its hooks ran."""
-        return request_id in self._calls and request_id in self._cancelled
+        return self._calls.get(request_id) == _CANCELLED
 
     def call_ended(self, request_id: Any) -> None:
         """The call is over, whatever its outcome."""
-        if request_id in self._calls:
-            del self._calls[request_id]
-            self._cancelled.discard(request_id)
+        self._calls.pop(request_id, None)
 
     def cancel(self, request_id: Any) -> bool:
         """The client cancelled ``request_id``.  True when it was a call still in its
@@ -65,13 +63,13 @@ class InFlight:
         otherwise, after giving up on a call the upstream runs (its waiter raises
         :class:`Cancelled`, its answer is dropped should it come)."""
         try:
-            in_hooks = self._calls.get(request_id)
+            phase = self._calls.get(request_id)
         except TypeError:  # an id no request can have
             return False
-        if in_hooks:
-            self._cancelled.add(request_id)
+        if phase in (_IN_HOOKS, _CANCELLED):
+            self._calls[request_id] = _CANCELLED
             return True
-        waiter = self._waiters.get(request_id) if in_hooks is not None else None
+        waiter = self._waiters.get(request_id) if phase == _SENT else None
         if waiter is not None and not waiter.done():  # not answered yet
             waiter.set_exception(Cancelled())
             self.give_up(request_id)
